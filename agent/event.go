@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/reinharness/rein/model"
+)
+
+// EventType names an agent event. The string values are the `type` field of
+// the command line's stream-json output and are public contract.
+type EventType string
+
+// Agent event types.
+const (
+	EventSessionStarted   EventType = "session.started"
+	EventTextDelta        EventType = "text.delta"
+	EventReasoningDelta   EventType = "reasoning.delta"
+	EventMessage          EventType = "message" // a complete message appended to history
+	EventToolCall         EventType = "tool.call"
+	EventToolDecision     EventType = "tool.decision"
+	EventToolResult       EventType = "tool.result"
+	EventUsage            EventType = "usage"
+	EventCompaction       EventType = "compaction"
+	EventSessionCompleted EventType = "session.completed"
+	EventError            EventType = "error"
+)
+
+// Event is one observable step of a run. Fields other than Type, RunID, Step
+// and Time are set according to Type.
+type Event struct {
+	Type EventType `json:"type"`
+	// RunID correlates every event of one run (the session id when the
+	// run is persisted).
+	RunID string    `json:"session_id"`
+	Step  int       `json:"step"`
+	Time  time.Time `json:"time"`
+
+	Text       string            `json:"text,omitempty"`
+	Message    *model.Message    `json:"message,omitempty"`
+	ToolCall   *model.ToolCall   `json:"tool_call,omitempty"`
+	Decision   *Decision         `json:"decision,omitempty"`
+	ToolResult *model.ToolResult `json:"tool_result,omitempty"`
+	Usage      *model.Usage      `json:"usage,omitempty"`
+	Compaction *CompactionInfo   `json:"compaction,omitempty"`
+	Outcome    *Outcome          `json:"outcome,omitempty"`
+	Err        string            `json:"error,omitempty"`
+}
+
+// Decision is the policy's verdict on one tool call, as reported in events.
+type Decision struct {
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Action string `json:"action"` // allow | ask | deny
+	Reason string `json:"reason,omitempty"`
+	// By says who decided: "policy", "hard-deny", "approver", "rule:<name>".
+	By string `json:"by,omitempty"`
+}
+
+// CompactionInfo describes a context bound or compaction applied before a
+// model call.
+type CompactionInfo struct {
+	Strategy        string `json:"strategy"`
+	OmittedMessages int    `json:"omitted_messages"`
+	KeptMessages    int    `json:"kept_messages"`
+	EstimatedTokens int    `json:"estimated_tokens"`
+}
+
+// OutcomeKind is how a run ended.
+type OutcomeKind string
+
+// Outcomes.
+const (
+	Complete           OutcomeKind = "complete"
+	StepLimit          OutcomeKind = "step_limit"
+	Deadline           OutcomeKind = "deadline"
+	TokenBudget        OutcomeKind = "token_budget"
+	RepeatedAction     OutcomeKind = "repeated_action"
+	Blocked            OutcomeKind = "blocked"
+	VerificationFailed OutcomeKind = "verification_failed"
+	Cancelled          OutcomeKind = "cancelled"
+	Failed             OutcomeKind = "failed"
+)
+
+// Outcome summarises a finished run.
+type Outcome struct {
+	Kind      OutcomeKind `json:"kind"`
+	Text      string      `json:"text"`       // final assistant text
+	Steps     int         `json:"steps"`      // model calls made
+	ToolCalls int         `json:"tool_calls"` // tool calls executed or refused
+	Usage     model.Usage `json:"usage"`      // summed over the run
+	Err       string      `json:"error,omitempty"`
+}

@@ -1,0 +1,120 @@
+package model
+
+import (
+	"context"
+	"iter"
+)
+
+// Provider is a model backend.
+//
+// Stream sends one request and yields events until the model stops. A
+// successful stream ends with exactly one EventStop; any failure is yielded
+// as a non-nil error (typically *APIError, *ConnectError or a wrapped
+// ErrIncompleteStream) after which the sequence ends. A stream that ends
+// without its protocol terminator is an error, never a silent success.
+// Partial tool-call argument fragments never leave the provider.
+//
+// Providers are safe for concurrent use; each Stream call is independent.
+// Cancelling ctx ends the underlying HTTP request at once.
+type Provider interface {
+	Stream(ctx context.Context, req *Request) iter.Seq2[Event, error]
+}
+
+// ContextWindower is implemented by providers that can tell the model's
+// context window in tokens, discovered from the server or configured. It
+// returns 0 and a nil error when the size is unknown.
+type ContextWindower interface {
+	ContextWindow(ctx context.Context) (int, error)
+}
+
+// Response is a whole model answer, assembled from a stream by Collect.
+type Response struct {
+	Message    Message
+	Usage      Usage
+	StopReason StopReason
+}
+
+// Collect drains a stream into a Response. Text and reasoning deltas are
+// merged into parts in arrival order; tool calls become tool-call parts.
+// On error it returns the partial response with the error, so callers can
+// show what arrived without presenting it as complete.
+func Collect(seq iter.Seq2[Event, error]) (*Response, error) {
+	var b Builder
+	for ev, err := range seq {
+		if err != nil {
+			return b.Response(), err
+		}
+		b.Add(ev)
+	}
+	if !b.Stopped() {
+		return b.Response(), ErrIncompleteStream
+	}
+	return b.Response(), nil
+}
+
+// Builder assembles an assistant message from events incrementally. The zero
+// value is ready to use.
+type Builder struct {
+	parts   []Part
+	usage   Usage
+	stop    StopReason
+	stopped bool
+	// closedAt is 1 + the index of the last reasoning part whose block has
+	// ended, so the next reasoning delta starts a new part.
+	closedAt int
+}
+
+// Add folds one event into the message under construction.
+func (b *Builder) Add(ev Event) {
+	switch ev.Kind {
+	case EventTextDelta:
+		if n := len(b.parts); n > 0 && b.parts[n-1].Kind == PartText {
+			b.parts[n-1].Text += ev.Text
+			return
+		}
+		b.parts = append(b.parts, TextPart(ev.Text))
+	case EventReasoningDelta:
+		if n := len(b.parts); n > 0 && b.parts[n-1].Kind == PartReasoning && !b.reasoningClosed(n-1) {
+			b.parts[n-1].Text += ev.Text
+			return
+		}
+		b.parts = append(b.parts, Part{Kind: PartReasoning, Text: ev.Text})
+	case EventReasoningEnd:
+		if n := len(b.parts); n > 0 && b.parts[n-1].Kind == PartReasoning && !b.reasoningClosed(n-1) {
+			b.parts[n-1].Signature = ev.Signature
+			b.parts[n-1].Redacted = ev.Redacted
+			b.closeReasoning(n - 1)
+			return
+		}
+		p := Part{Kind: PartReasoning, Signature: ev.Signature, Redacted: ev.Redacted}
+		b.parts = append(b.parts, p)
+		b.closeReasoning(len(b.parts) - 1)
+	case EventToolCall:
+		if ev.ToolCall != nil {
+			b.parts = append(b.parts, ToolCallPart(*ev.ToolCall))
+		}
+	case EventUsage:
+		if ev.Usage != nil {
+			b.usage = *ev.Usage
+		}
+	case EventStop:
+		b.stop = ev.StopReason
+		b.stopped = true
+	}
+}
+
+func (b *Builder) reasoningClosed(i int) bool { return b.closedAt == i+1 }
+
+func (b *Builder) closeReasoning(i int) { b.closedAt = i + 1 }
+
+// Stopped reports whether the stream delivered its stop event.
+func (b *Builder) Stopped() bool { return b.stopped }
+
+// Response returns the message assembled so far.
+func (b *Builder) Response() *Response {
+	return &Response{
+		Message:    Message{Role: RoleAssistant, Parts: append([]Part(nil), b.parts...)},
+		Usage:      b.usage,
+		StopReason: b.stop,
+	}
+}
