@@ -1,0 +1,167 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Providers rein can talk to.
+const (
+	ProviderOpenAI    = "openai"    // any OpenAI-compatible Chat Completions server
+	ProviderAnthropic = "anthropic" // the Anthropic Messages API
+)
+
+// Default endpoints per provider.
+const (
+	DefaultOpenAIEndpoint    = "http://127.0.0.1:8080" // llama.cpp llama-server
+	DefaultAnthropicEndpoint = "https://api.anthropic.com"
+)
+
+// Default agent limits. They mirror the agent package's own defaults so that
+// the merged configuration states every limit explicitly and a project file
+// can be checked against the limit really in force.
+const (
+	DefaultMaxSteps         = 50
+	DefaultMaxParallelTools = 4
+	DefaultToolTimeout      = 2 * time.Minute
+	DefaultMaxResultBytes   = 64 << 10
+)
+
+// Config is the merged configuration. Use Source to learn where a value came
+// from.
+type Config struct {
+	Model ModelConfig
+	Agent AgentConfig
+	// Warnings lists settings that were read but not applied (a project
+	// file trying to loosen a limit). Callers show them to the user.
+	Warnings []string
+
+	sources  map[string]Source
+	sections map[string][]RawSection
+}
+
+// ModelConfig selects and parameterises the model.
+type ModelConfig struct {
+	Provider string // ProviderOpenAI or ProviderAnthropic
+	Endpoint string // base URL
+	Model    string // model name; "" lets the server choose
+	// APIKey is resolved from flags or the environment, never from a file.
+	APIKey Secret
+	// APIKeyEnv names the environment variable the key was looked up in
+	// (from model.api_key_env), "" when unset.
+	APIKeyEnv     string
+	ContextWindow int      // tokens; 0 = ask the server
+	MaxTokens     int      // output tokens per call; 0 = provider default
+	Temperature   *float64 // nil = not sent
+}
+
+// AgentConfig holds the agent loop's prompt and limits. Zero Timeout and
+// TokenBudget mean "no limit".
+type AgentConfig struct {
+	SystemPrompt     string
+	MaxSteps         int
+	Timeout          time.Duration
+	TokenBudget      int
+	MaxParallelTools int
+	ToolTimeout      time.Duration
+	MaxResultBytes   int
+}
+
+// Secret is a credential. Its String, GoString and MarshalText methods
+// return a placeholder so that printing or serialising a Config never leaks
+// it; Reveal returns the value for the one place that must send it.
+type Secret string
+
+const redacted = "[redacted]"
+
+// Reveal returns the secret's value.
+func (s Secret) Reveal() string { return string(s) }
+
+// String returns a placeholder (or "" when the secret is empty).
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString returns a placeholder so %#v does not leak the value.
+func (s Secret) GoString() string { return fmt.Sprintf("%q", s.String()) }
+
+// MarshalText returns a placeholder so JSON, TOML and YAML encoders do not
+// leak the value.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// LayerKind names a configuration source.
+type LayerKind string
+
+// Layer kinds, lowest precedence first.
+const (
+	LayerDefault LayerKind = "default"
+	LayerUser    LayerKind = "user"    // ~/.config/rein/config.toml
+	LayerFile    LayerKind = "file"    // --config FILE (replaces the user file)
+	LayerProject LayerKind = "project" // <workspace>/.rein/config.toml
+	LayerEnv     LayerKind = "env"
+	LayerFlag    LayerKind = "flag"
+)
+
+// Source says where a setting came from.
+type Source struct {
+	Layer LayerKind
+	// Name is the file path, environment variable or flag.
+	Name string
+	// Line is the line in the file, 0 when not from a file.
+	Line int
+}
+
+// String renders the source for messages, e.g. "project
+// /src/x/.rein/config.toml:4" or "env REIN_MODEL".
+func (s Source) String() string {
+	switch {
+	case s.Name == "":
+		return string(s.Layer)
+	case s.Line > 0:
+		return fmt.Sprintf("%s %s:%d", s.Layer, s.Name, s.Line)
+	}
+	return fmt.Sprintf("%s %s", s.Layer, s.Name)
+}
+
+// Source reports where the value of key ("model.endpoint",
+// "agent.max_steps", "model.api_key", …) came from. Unset keys report
+// LayerDefault.
+func (c *Config) Source(key string) Source {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	return Source{Layer: LayerDefault}
+}
+
+// Sections returns every layer's copy of the named top-level table (for
+// example "policy" or "mcp_servers"), lowest precedence first. Each owner
+// decides how layers combine (policy: strictest wins; mcp_servers: later
+// names override earlier ones).
+func (c *Config) Sections(name string) []RawSection {
+	return c.sections[name]
+}
+
+// Settings is one layer's explicitly set values; a nil field is "not set
+// here". Callers use it to pass flag values to Load (only flags the user
+// actually gave).
+type Settings struct {
+	Provider      *string
+	Endpoint      *string
+	Model         *string
+	APIKey        *string
+	APIKeyEnv     *string
+	ContextWindow *int
+	MaxTokens     *int
+	Temperature   *float64
+
+	SystemPrompt     *string
+	MaxSteps         *int
+	Timeout          *time.Duration
+	TokenBudget      *int
+	MaxParallelTools *int
+	ToolTimeout      *time.Duration
+	MaxResultBytes   *int
+}

@@ -1,0 +1,41 @@
+// Package config loads rein's layered TOML configuration.
+//
+// # Layers and precedence
+//
+// Settings are merged from these sources, each overriding the one before:
+//
+//  1. built-in defaults (openai provider at http://127.0.0.1:8080, the
+//     llama.cpp llama-server default; https://api.anthropic.com for the
+//     anthropic provider; the agent's default limits);
+//  2. the user file, $XDG_CONFIG_HOME/rein/config.toml (default
+//     ~/.config/rein/config.toml), or the file named by --config, which
+//     replaces it;
+//  3. the project file, <workspace>/.rein/config.toml;
+//  4. the environment: REIN_PROVIDER, REIN_ENDPOINT, REIN_MODEL, and for the
+//     API key REIN_API_KEY, then the variable named by model.api_key_env,
+//     then OPENAI_API_KEY or ANTHROPIC_API_KEY according to the provider;
+//  5. command-line flags.
+//
+// # The project layer is untrusted
+//
+// A project file arrives with a cloned repository, so it may not redirect
+// the user's credentials: model.provider, model.endpoint and
+// model.api_key_env are refused there with an error naming the key. It may
+// choose the model and its sampling, and it may only tighten the agent's
+// limits (max_steps, timeout, token_budget, max_parallel_tools,
+// tool_timeout, max_result_bytes): a looser value is ignored and reported
+// in Config.Warnings. Environment and flags are the user's own and override
+// everything.
+//
+// API keys never come from files: a file names the environment variable
+// that holds the key (model.api_key_env).
+//
+// # Sections owned by other packages
+//
+// The [policy], [sandbox], [tools], [mcp_servers.NAME], [session] and
+// [telemetry] tables are kept undecoded, per layer, as RawSection values so
+// that the packages that own them decode them (strictly, with file and line
+// in errors) without this package knowing their shape. Any other top-level
+// key, and any unknown key inside [model] or [agent], is an error that names
+// the file, the line and the closest known key.
+package config

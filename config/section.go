@@ -1,0 +1,118 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+)
+
+// RawSection is one layer's copy of a top-level table that another package
+// owns ([policy], [sandbox], [tools], [mcp_servers], [session],
+// [telemetry]). It stays undecoded until its owner calls Decode.
+//
+// A RawSection is safe for concurrent use; decoding sections that came from
+// the same file is serialised internally.
+type RawSection struct {
+	// Name is the table's name, e.g. "policy".
+	Name string
+	// Source is the layer and file the table came from, with the line of
+	// its header.
+	Source Source
+
+	prim toml.Primitive
+	md   *toml.MetaData
+	mu   *sync.Mutex // shared by every section of one file: md is not concurrency-safe
+}
+
+// Decode decodes the table into v, a pointer to a struct or map, as
+// toml.Decode would. It is strict: a key that v has no place for is an
+// error naming the file, line and key. Use concrete field types (structs,
+// map[string]T): keys held in fields of type any or toml.Primitive are not
+// seen as decoded and are reported as unknown.
+func (s RawSection) Decode(v any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.md.PrimitiveDecode(s.prim, v); err != nil {
+		return s.decodeError(err)
+	}
+	for _, k := range s.md.Undecoded() {
+		if len(k) < 2 || k[0] != s.Name {
+			continue
+		}
+		line := s.lineOfLocked(k[1:])
+		parent := k[:len(k)-1].String()
+		return s.errorAt(line, "unknown key %q in [%s]", k.String(), parent)
+	}
+	return nil
+}
+
+// Position returns the source of a key inside the table, given its path
+// below the table (for example Position("rules", "deny")), so an owner's
+// semantic errors can name file and line. The line is that of the table's
+// header when the key cannot be located.
+func (s RawSection) Position(path ...string) Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src := s.Source
+	if line := s.lineOfLocked(path); line > 0 {
+		src.Line = line
+	}
+	return src
+}
+
+// Errorf returns an error in the config package's format, "config:
+// FILE:LINE: message", pointing at the key at path inside the table.
+func (s RawSection) Errorf(path []string, format string, args ...any) error {
+	src := s.Position(path...)
+	return s.errorAt(src.Line, format, args...)
+}
+
+func (s RawSection) errorAt(line int, format string, args ...any) error {
+	where := s.Source.Name
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d", where, line)
+	}
+	return fmt.Errorf("config: %s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// lineOfLocked walks path below the table through nested tables and
+// returns the line of the last key, or 0 when it cannot be reached (for
+// example inside an array of tables).
+func (s RawSection) lineOfLocked(path []string) int {
+	prim := s.prim
+	for _, name := range path {
+		var m map[string]toml.Primitive
+		if err := s.md.PrimitiveDecode(prim, &m); err != nil {
+			return 0
+		}
+		next, ok := m[name]
+		if !ok {
+			return 0
+		}
+		prim = next
+	}
+	if len(path) == 0 {
+		return s.Source.Line
+	}
+	return lineOf(s.md, prim)
+}
+
+// decodeError rewrites the TOML decoder's messages into the package's
+// one-line format.
+func (s RawSection) decodeError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" {
+			msg = pe.LastKey + ": " + msg
+		}
+		return s.errorAt(pe.Position.Line, "%s", msg)
+	}
+	// The decoder's other errors read "toml: line N (last key "x"): …";
+	// drop the prefix, which would repeat what errorAt adds.
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	return s.errorAt(0, "[%s]: %s", s.Name, msg)
+}
