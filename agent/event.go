@@ -35,15 +35,19 @@ type Event struct {
 	Step  int       `json:"step"`
 	Time  time.Time `json:"time"`
 
-	Text       string            `json:"text,omitempty"`
-	Message    *model.Message    `json:"message,omitempty"`
-	ToolCall   *model.ToolCall   `json:"tool_call,omitempty"`
-	Decision   *Decision         `json:"decision,omitempty"`
-	ToolResult *model.ToolResult `json:"tool_result,omitempty"`
-	Usage      *model.Usage      `json:"usage,omitempty"`
-	Compaction *CompactionInfo   `json:"compaction,omitempty"`
-	Outcome    *Outcome          `json:"outcome,omitempty"`
-	Err        string            `json:"error,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Message  *model.Message  `json:"message,omitempty"`
+	ToolCall *model.ToolCall `json:"tool_call,omitempty"`
+	// IdempotencyKey is set on tool.call events of mutating tools: the key
+	// the tool received (tool.IdempotencyKey), so a replay or an outside
+	// system can recognise a call that already happened.
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	Decision       *Decision         `json:"decision,omitempty"`
+	ToolResult     *model.ToolResult `json:"tool_result,omitempty"`
+	Usage          *model.Usage      `json:"usage,omitempty"`
+	Compaction     *CompactionInfo   `json:"compaction,omitempty"`
+	Outcome        *Outcome          `json:"outcome,omitempty"`
+	Err            string            `json:"error,omitempty"`
 }
 
 // Decision is the policy's verdict on one tool call, as reported in events.
@@ -89,4 +93,7 @@ type Outcome struct {
 	ToolCalls int         `json:"tool_calls"` // tool calls executed or refused
 	Usage     model.Usage `json:"usage"`      // summed over the run
 	Err       string      `json:"error,omitempty"`
+	// Reason says in one line why a run stopped short of Complete (which
+	// limit, which repeated tool, which denials), or which tool finished it.
+	Reason string `json:"reason,omitempty"`
 }

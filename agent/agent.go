@@ -1,0 +1,246 @@
+// Package agent runs the loop at the heart of rein: it sends the
+// conversation to a model, records the answer, decides and runs the tool
+// calls the model asked for under limits, hands the results back, and stops
+// on a clear Outcome.
+//
+// The loop keeps these invariants, whatever the model sends:
+//
+//   - the assistant message that requested tools is recorded before their
+//     results, and every call ID gets exactly one result, in call order;
+//   - unknown tools, invalid arguments, policy denials, timeouts, tool
+//     errors and panics become is_error results and the run goes on;
+//   - the system prompt and instructions travel outside the history on
+//     every call, so no context strategy can drop them;
+//   - only framework failures (the model after its retries, the journal,
+//     the context strategy) end a run with an error.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultMaxConsecutiveDenials = 3
+	DefaultMaxSteps              = 50
+	DefaultRepeatLimit           = 3
+	DefaultMaxParallel           = 4
+	DefaultToolTimeout           = 2 * time.Minute
+	DefaultMaxResultBytes        = tool.DefaultMaxResultBytes
+)
+
+// ErrInvalidConfig reports a Config that New cannot run with.
+var ErrInvalidConfig = errors.New("invalid agent config")
+
+// ErrJournal reports that the Journal refused an event. The run ends
+// Failed, because the record of what ran is a guarantee, not a nicety.
+var ErrJournal = errors.New("journal append failed")
+
+// Config configures an Agent. Only Provider is required.
+type Config struct {
+	// Provider answers the model calls.
+	Provider model.Provider
+	// Model names the model; "" lets the provider choose its default.
+	Model string
+	// System is the system prompt, sent as Request.System on every model
+	// call and never stored in the history, so it cannot be compacted away.
+	System string
+	// Instructions is extra instruction text (AGENTS.md, loaded by the
+	// caller), appended to System on every call.
+	Instructions string
+	// Params is a template for every request: sampling, response format,
+	// reasoning and extra fields. Its Model, System, Messages and Tools are
+	// ignored.
+	Params model.Request
+	// Tools is what the model may call; nil means no tools.
+	Tools *tool.Set
+	// Policy decides each call. Nil allows every tool in Tools: the set is
+	// then the allow-list.
+	Policy policy.Decider
+	// Approver resolves Ask decisions. Nil turns Ask into Deny with the
+	// reason "needs approval and no one can be asked".
+	Approver policy.Approver
+	// MaxConsecutiveDenials ends the run Blocked when this many calls in a
+	// row were denied (default 3).
+	MaxConsecutiveDenials int
+	// MaxSteps caps the model calls per Run (default 50 → StepLimit).
+	MaxSteps int
+	// Timeout is a deadline for the whole Run; 0 means none (→ Deadline).
+	Timeout time.Duration
+	// TokenBudget caps input+output tokens per Run as reported by the
+	// server; 0 means none (→ TokenBudget).
+	TokenBudget int
+	// RepeatLimit ends the run RepeatedAction when the same tool, with the
+	// same arguments, gave the same result this many calls in a row
+	// (default 3).
+	RepeatLimit int
+	// MaxParallel caps concurrent tool calls in one turn (default 4).
+	MaxParallel int
+	// ToolTimeout and MaxResultBytes are passed to tool.Invoke for every
+	// call (defaults 2m and 64 KiB).
+	ToolTimeout    time.Duration
+	MaxResultBytes int
+	// ContextWindow is the model's context size in tokens. 0 asks the
+	// Provider once, if it implements model.ContextWindower; unknown means
+	// the history is not bounded.
+	ContextWindow int
+	// Context chooses the history sent on each call; nil means Window{}.
+	Context ContextStrategy
+	// Hooks observe every event, in order, after the Journal accepted it.
+	Hooks []Hook
+	// Journal, when set, durably records every event before anyone else
+	// sees it.
+	Journal Journal
+	// Clock, IDs and FanOut are the determinism seams; nil means real
+	// time, random ids and bounded goroutines.
+	Clock  Clock
+	IDs    IDs
+	FanOut FanOut
+}
+
+// Hook observes a run. OnEvent is called synchronously on the run's
+// goroutine for every event, in order, after the Journal accepted it, so it
+// should return quickly. A hook can never break a run: a panic is recovered
+// and counted (see Agent.HookPanics). Hooks shared by concurrent runs must
+// be safe for concurrent use.
+type Hook interface {
+	OnEvent(ctx context.Context, ev Event)
+}
+
+// HookFunc adapts a function to Hook.
+type HookFunc func(ctx context.Context, ev Event)
+
+// OnEvent implements Hook.
+func (f HookFunc) OnEvent(ctx context.Context, ev Event) { f(ctx, ev) }
+
+// Journal durably records a run. Append is called synchronously for every
+// event before hooks and the caller see it; a tool.call event is appended
+// before its tool runs and tool.result after. An error ends the run Failed
+// with ErrJournal: a run whose record is lost must not go on acting.
+// Events share memory with the conversation (messages, calls, results) and
+// must not be modified; a Journal that keeps them must encode or copy them.
+type Journal interface {
+	Append(ctx context.Context, ev Event) error
+}
+
+// Agent runs conversations with one configuration. It is safe for
+// concurrent use: concurrent Runs on different Conversations are
+// independent.
+type Agent struct {
+	cfg Config
+	// system is System and Instructions joined, built once.
+	system string
+
+	windowOnce sync.Once
+	window     int
+
+	hookPanics atomic.Int64
+}
+
+// New validates cfg, applies defaults and returns an Agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil {
+		return nil, fmt.Errorf("agent: %w: Provider is required; set Config.Provider to a model backend", ErrInvalidConfig)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxConsecutiveDenials", int64(cfg.MaxConsecutiveDenials)},
+		{"MaxSteps", int64(cfg.MaxSteps)},
+		{"Timeout", int64(cfg.Timeout)},
+		{"TokenBudget", int64(cfg.TokenBudget)},
+		{"RepeatLimit", int64(cfg.RepeatLimit)},
+		{"MaxParallel", int64(cfg.MaxParallel)},
+		{"ToolTimeout", int64(cfg.ToolTimeout)},
+		{"MaxResultBytes", int64(cfg.MaxResultBytes)},
+		{"ContextWindow", int64(cfg.ContextWindow)},
+	} {
+		if f.v < 0 {
+			return nil, fmt.Errorf("agent: %w: %s is negative; use 0 for the default", ErrInvalidConfig, f.name)
+		}
+	}
+	setDefault(&cfg.MaxConsecutiveDenials, DefaultMaxConsecutiveDenials)
+	setDefault(&cfg.MaxSteps, DefaultMaxSteps)
+	setDefault(&cfg.RepeatLimit, DefaultRepeatLimit)
+	setDefault(&cfg.MaxParallel, DefaultMaxParallel)
+	setDefault(&cfg.ToolTimeout, DefaultToolTimeout)
+	setDefault(&cfg.MaxResultBytes, DefaultMaxResultBytes)
+	if cfg.Context == nil {
+		cfg.Context = Window{}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = systemClock{}
+	}
+	if cfg.IDs == nil {
+		cfg.IDs = randomIDs{}
+	}
+	if cfg.FanOut == nil {
+		cfg.FanOut = goroutines{}
+	}
+	a := &Agent{cfg: cfg, system: joinSystem(cfg.System, cfg.Instructions)}
+	if cfg.ContextWindow > 0 {
+		a.windowOnce.Do(func() { a.window = cfg.ContextWindow })
+	}
+	return a, nil
+}
+
+func setDefault[T int | time.Duration](p *T, def T) {
+	if *p == 0 {
+		*p = def
+	}
+}
+
+// joinSystem appends the instructions to the system prompt, separated by a
+// blank line so the model reads them as a section of their own.
+func joinSystem(system, instructions string) string {
+	switch {
+	case instructions == "":
+		return system
+	case system == "":
+		return instructions
+	}
+	return system + "\n\n" + instructions
+}
+
+// HookPanics returns how many hook panics were recovered across all runs.
+func (a *Agent) HookPanics() int64 { return a.hookPanics.Load() }
+
+// contextWindow returns the configured window or asks the provider once.
+// A provider that fails to answer leaves the history unbounded rather than
+// failing the run: the server still enforces its own limit.
+func (a *Agent) contextWindow(ctx context.Context) int {
+	a.windowOnce.Do(func() {
+		if w, ok := a.cfg.Provider.(model.ContextWindower); ok {
+			if n, err := w.ContextWindow(ctx); err == nil && n > 0 {
+				a.window = n
+			}
+		}
+	})
+	return a.window
+}
+
+// RunToEnd runs to completion and returns the Outcome with the run's error
+// (nil unless it ended Failed or Cancelled).
+func (a *Agent) RunToEnd(ctx context.Context, c *Conversation, input string) (*Outcome, error) {
+	var out *Outcome
+	var runErr error
+	for ev, err := range a.Run(ctx, c, input) {
+		if err != nil {
+			runErr = err
+		}
+		if ev.Type == EventSessionCompleted {
+			out = ev.Outcome
+		}
+	}
+	return out, runErr
+}

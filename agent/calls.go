@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/tool"
+)
+
+// callState is one tool call's way through a turn.
+type callState struct {
+	call model.ToolCall
+	// canon is the canonical form of the arguments (RFC 8785), the repeat
+	// guard's notion of "same arguments".
+	canon string
+	// problem, when set, says why the arguments cannot be used; the call
+	// is refused with it.
+	problem string
+	tool    tool.Tool
+	key     string
+	// run marks a call the policy allowed.
+	run bool
+	// denied marks a policy or approver denial (not an unknown tool).
+	denied bool
+	result model.ToolResult
+	finish bool
+}
+
+// sanitizeAssistant makes an assistant message safe to record and to send
+// back: every tool call gets a non-empty ID unique within the message (a
+// duplicate or missing ID is replaced, so each call can get exactly one
+// result), and arguments that are not a JSON object are replaced by "{}"
+// (model APIs reject them on the next request) with the problem noted for
+// the call's result. It returns the message and the calls' states in order.
+// It rewrites the message's own parts, which the model.Builder created
+// fresh for this response.
+func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) {
+	n := 0
+	for _, p := range msg.Parts {
+		if p.Kind == model.PartToolCall && p.ToolCall != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return msg, nil
+	}
+	states := make([]callState, 0, n)
+	var seen map[string]bool
+	if n > 1 {
+		seen = make(map[string]bool, n)
+	}
+	for i := range msg.Parts {
+		p := &msg.Parts[i]
+		if p.Kind != model.PartToolCall || p.ToolCall == nil {
+			continue
+		}
+		tc := p.ToolCall
+		if tc.ID == "" || seen[tc.ID] {
+			tc.ID = ids.NewID("call")
+		}
+		if seen != nil {
+			seen[tc.ID] = true
+		}
+		canon, problem := canonicalArgs(tc.Args)
+		if problem != "" {
+			tc.Args = []byte(`{}`)
+		}
+		states = append(states, callState{call: *tc, canon: canon, problem: problem})
+	}
+	return msg, states
+}
+
+// canonicalArgs returns the canonical JSON of args, or why they are not a
+// usable JSON object. Duplicate member names are refused: a policy and a
+// tool could read different values from them.
+func canonicalArgs(args []byte) (string, string) {
+	switch string(args) {
+	case "", "{}":
+		return "{}", ""
+	}
+	v := jsontext.Value(slices.Clone(args))
+	if err := v.Canonicalize(); err != nil {
+		return "", "the arguments are not valid JSON (" + err.Error() + "); call the tool again with a JSON object"
+	}
+	if len(v) == 0 || v[0] != '{' {
+		return "", "the arguments must be a JSON object, not " + v.Kind().String() + "; call the tool again with a JSON object"
+	}
+	return string(v), ""
+}
+
+// repeatGuard spots the same tool called with the same arguments and
+// getting the same result again and again: a model stuck in a loop.
+type repeatGuard struct {
+	name, canon, content string
+	isError              bool
+	count                int
+}
+
+// observe records one finished call in call order and reports whether it
+// made limit identical calls in a row.
+func (g *repeatGuard) observe(st *callState, limit int) bool {
+	if g.count > 0 && st.call.Name == g.name && st.canon == g.canon &&
+		st.result.IsError == g.isError && st.result.Content == g.content {
+		g.count++
+	} else {
+		*g = repeatGuard{name: st.call.Name, canon: st.canon, content: st.result.Content,
+			isError: st.result.IsError, count: 1}
+	}
+	return g.count >= limit
+}
+
+// errorResult is an is_error result for st.
+func errorResult(st *callState, content string) model.ToolResult {
+	return model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: content, IsError: true}
+}
+
+// plural formats n and a noun with an English plural.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

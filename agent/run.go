@@ -1,0 +1,358 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/reinharness/rein/model"
+)
+
+// Internal stop causes. They never reach the caller as such: errStopped
+// means the consumer stopped iterating, errRunTimeout marks Config.Timeout.
+var (
+	errStopped    = errors.New("agent: the consumer stopped reading events")
+	errRunTimeout = errors.New("agent: run timeout reached")
+)
+
+// Run appends input to c as a user message (nothing when input is "", to
+// continue a conversation, e.g. after a resume) and runs the loop, yielding
+// its events. The last event is always session.completed carrying the
+// Outcome; when the run ended Failed or Cancelled it is yielded together
+// with the typed error (after an error event), so a range loop sees it.
+//
+// Breaking out of the loop stops the run: the model stream and running
+// tools are cancelled, every pending call gets an "interrupted" result so c
+// stays valid, and no goroutine outlives Run. Events share memory with c
+// and must be treated as read-only. c must not be used concurrently.
+func (a *Agent) Run(ctx context.Context, c *Conversation, input string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		r := newRun(a, ctx, c, yield)
+		defer r.cancel(nil)
+		r.loop(input)
+	}
+}
+
+// run is the state of one Run.
+type run struct {
+	a      *Agent
+	c      *Conversation
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	yield  func(Event, error) bool
+
+	// The tool set is read once per run, so tools added to the Set (an
+	// MCP server connecting) show up on the next run.
+	specs []model.ToolSpec
+	names []string
+	// fixedTokens is the raw estimate of what every request carries besides
+	// the history: system prompt, instructions and tool specs.
+	fixedTokens int
+
+	step int
+	out  Outcome
+	// used is input+output tokens reported so far, for TokenBudget.
+	used int
+	// denials counts consecutive policy denials.
+	denials int
+	repeat  repeatGuard
+	// stopped is set once the consumer stopped iterating; nothing more
+	// is yielded.
+	stopped bool
+	// journalDown is set after the Journal failed; the closing events
+	// then bypass it.
+	journalDown bool
+}
+
+func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool) *run {
+	r := &run{a: a, c: c, parent: ctx, yield: yield}
+	r.fixedTokens = EstimateTextTokens(len(a.system))
+	specs := a.cfg.Tools.Specs() // a nil Set is empty
+	if len(specs) > 0 {
+		r.specs = make([]model.ToolSpec, len(specs))
+		r.names = make([]string, len(specs))
+		for i, s := range specs {
+			r.specs[i] = model.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
+			r.names[i] = s.Name
+			r.fixedTokens += partOverhead + EstimateTextTokens(len(s.Name)+len(s.Description)+len(s.InputSchema))
+		}
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	if a.cfg.Timeout > 0 {
+		// The timeout's cause tells Deadline apart from cancellation.
+		tctx, tcancel := context.WithTimeoutCause(r.ctx, a.cfg.Timeout, errRunTimeout)
+		outer := r.cancel
+		r.ctx, r.cancel = tctx, func(err error) { tcancel(); outer(err) }
+	}
+	return r
+}
+
+// loop is the run: limits, then a model call, then its tool calls, until an
+// outcome.
+func (r *run) loop(input string) {
+	if err := r.emit(Event{Type: EventSessionStarted}); err != nil {
+		r.end(Failed, err)
+		return
+	}
+	if input != "" {
+		r.c.Append(model.UserText(input))
+		if err := r.emitMessage(); err != nil {
+			r.end(Failed, err)
+			return
+		}
+	}
+	for {
+		if kind, err, stop := r.limitReached(); stop {
+			r.end(kind, err)
+			return
+		}
+		if kind, err, stop := r.step1(); stop {
+			r.end(kind, err)
+			return
+		}
+	}
+}
+
+// limitReached checks the limits that apply before a model call.
+func (r *run) limitReached() (OutcomeKind, error, bool) {
+	switch {
+	case r.ctx.Err() != nil:
+		kind, err := r.ctxOutcome()
+		return kind, err, true
+	case r.step >= r.a.cfg.MaxSteps:
+		r.out.Reason = "reached the limit of " + plural(r.a.cfg.MaxSteps, "model call") + " per run"
+		return StepLimit, nil, true
+	case r.a.cfg.TokenBudget > 0 && r.used >= r.a.cfg.TokenBudget:
+		r.out.Reason = fmt.Sprintf("used %d of the run's budget of %d tokens", r.used, r.a.cfg.TokenBudget)
+		return TokenBudget, nil, true
+	}
+	return "", nil, false
+}
+
+// ctxOutcome classifies a done run context: the run's own timeout or the
+// caller's deadline is Deadline (a limit), anything else is Cancelled and
+// returns the caller's cancellation error.
+func (r *run) ctxOutcome() (OutcomeKind, error) {
+	cause := context.Cause(r.ctx)
+	switch {
+	case errors.Is(cause, errStopped):
+		return Cancelled, errStopped
+	case errors.Is(cause, errRunTimeout):
+		r.out.Reason = "reached the run timeout of " + r.a.cfg.Timeout.String()
+		return Deadline, nil
+	case errors.Is(cause, context.DeadlineExceeded):
+		r.out.Reason = "reached the caller's deadline"
+		return Deadline, nil
+	}
+	return Cancelled, fmt.Errorf("agent: run cancelled: %w", cause)
+}
+
+// interruptedReason is the result text for calls cut short by the end of
+// the run.
+func (r *run) interruptedReason() string {
+	if kind, _ := r.ctxOutcome(); kind == Deadline {
+		return "interrupted: run deadline reached"
+	}
+	return "interrupted: run cancelled"
+}
+
+// step1 makes one model call and handles its answer. stop reports that the
+// run is over with kind and err.
+func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
+	r.step++
+	msgs, info, err := r.a.cfg.Context.Prepare(r.ctx, r.c, r.historyBudget())
+	if err != nil {
+		if r.ctx.Err() != nil {
+			kind, err := r.ctxOutcome()
+			return kind, err, true
+		}
+		return Failed, fmt.Errorf("agent: context strategy failed before model call %d: %w", r.step, err), true
+	}
+	estimate := r.c.scaled(r.fixedTokens)
+	if info != nil {
+		estimate += info.EstimatedTokens
+		if err := r.emit(Event{Type: EventCompaction, Compaction: info}); err != nil {
+			return Failed, err, true
+		}
+	} else {
+		estimate += r.c.EstimatedTokens(0)
+	}
+	resp, err := r.callModel(msgs)
+	if resp != nil {
+		if err := r.account(resp.Usage, estimate); err != nil {
+			return Failed, err, true
+		}
+	}
+	if err != nil {
+		if errors.Is(err, errStopped) || r.ctx.Err() != nil {
+			kind, cerr := r.ctxOutcome()
+			return kind, cerr, true
+		}
+		if errors.Is(err, ErrJournal) {
+			return Failed, err, true
+		}
+		return Failed, fmt.Errorf("agent: model call %d failed: %w", r.step, err), true
+	}
+	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
+	if len(msg.Parts) == 0 {
+		// An empty answer ends the turn; it is not recorded because
+		// providers reject empty assistant messages on the next call.
+		return Complete, nil, true
+	}
+	r.c.Append(msg)
+	if t := msg.Text(); t != "" {
+		r.out.Text = t
+	}
+	if err := r.emitMessage(); err != nil {
+		return Failed, err, true
+	}
+	if len(states) == 0 {
+		return Complete, nil, true
+	}
+	return r.toolTurn(states, msg.Text())
+}
+
+// historyBudget returns the tokens the history may use on the next call:
+// the window minus the room reserved for the answer (Params.MaxTokens, else
+// an eighth of the window) and minus what travels outside the history.
+// 0 means unbounded.
+func (r *run) historyBudget() int {
+	w := r.a.contextWindow(r.ctx)
+	if w <= 0 {
+		return 0
+	}
+	reserve := r.a.cfg.Params.MaxTokens
+	if reserve <= 0 || reserve >= w {
+		reserve = w / 8
+	}
+	// Never 0, which would mean unbounded: when the fixed part alone
+	// overflows, send as little history as possible.
+	return max(w-reserve-r.c.scaled(r.fixedTokens), 1)
+}
+
+// callModel streams one model call, yielding deltas as they arrive. It
+// returns the assembled response (partial on error) and the stream's error;
+// a stream without its stop event is model.ErrIncompleteStream.
+func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
+	req := r.a.cfg.Params
+	req.Model = r.a.cfg.Model
+	req.System = r.a.system
+	req.Messages = msgs
+	req.Tools = r.specs
+	var b model.Builder
+	var streamErr error
+	for ev, err := range r.a.cfg.Provider.Stream(r.ctx, &req) {
+		if err != nil {
+			streamErr = err
+			break
+		}
+		b.Add(ev)
+		var typ EventType
+		switch ev.Kind {
+		case model.EventTextDelta:
+			typ = EventTextDelta
+		case model.EventReasoningDelta:
+			typ = EventReasoningDelta
+		default:
+			continue
+		}
+		if ev.Text == "" {
+			continue
+		}
+		if err := r.emit(Event{Type: typ, Text: ev.Text}); err != nil {
+			streamErr = err
+			break
+		}
+	}
+	if streamErr == nil && !b.Stopped() {
+		streamErr = model.ErrIncompleteStream
+	}
+	return b.Response(), streamErr
+}
+
+// account adds a call's usage to the run, calibrates the conversation's
+// estimates and reports it.
+func (r *run) account(u model.Usage, estimate int) error {
+	if u.InputTokens == 0 && u.OutputTokens == 0 && u.CacheReadTokens == 0 &&
+		u.CacheWriteTokens == 0 && u.ReasoningTokens == 0 && u.Timings == nil {
+		return nil
+	}
+	r.out.Usage.Add(u)
+	r.used += u.InputTokens + u.OutputTokens
+	r.c.ObserveUsage(u, estimate)
+	return r.emit(Event{Type: EventUsage, Usage: &u})
+}
+
+// emitMessage reports the message just appended to the conversation.
+func (r *run) emitMessage() error {
+	return r.emit(Event{Type: EventMessage, Message: &r.c.msgs[len(r.c.msgs)-1]})
+}
+
+// emit stamps ev and hands it to the journal, the hooks and the consumer,
+// in that order. It returns a wrapped ErrJournal when the journal refused
+// it and errStopped when the consumer stopped iterating; either ends the
+// run.
+func (r *run) emit(ev Event) error {
+	return r.deliver(ev, nil)
+}
+
+func (r *run) deliver(ev Event, runErr error) error {
+	if r.stopped {
+		return errStopped
+	}
+	ev.RunID = r.c.id
+	ev.Step = r.step
+	ev.Time = r.a.cfg.Clock.Now()
+	if j := r.a.cfg.Journal; j != nil && !r.journalDown {
+		if err := j.Append(r.ctx, ev); err != nil {
+			r.journalDown = true
+			return fmt.Errorf("agent: %w for a %s event: %v; the run stopped because its record would be incomplete — fix the journal's storage and resume the session", ErrJournal, ev.Type, err)
+		}
+	}
+	for _, h := range r.a.cfg.Hooks {
+		r.callHook(h, ev)
+	}
+	if !r.yield(ev, runErr) {
+		r.stopped = true
+		r.cancel(errStopped)
+		return errStopped
+	}
+	return nil
+}
+
+// callHook runs one hook, recovering and counting a panic.
+func (r *run) callHook(h Hook, ev Event) {
+	defer func() {
+		if recover() != nil {
+			r.a.hookPanics.Add(1)
+		}
+	}()
+	h.OnEvent(r.ctx, ev)
+}
+
+// end closes the run: an error event when err is set, then session.completed
+// with the Outcome, yielded together with err. After the consumer stopped
+// nothing is yielded. When the journal refuses one of these closing events
+// the run is reported Failed with both errors, this time bypassing the
+// journal: the caller must learn how the run ended.
+func (r *run) end(kind OutcomeKind, err error) {
+	if r.stopped {
+		return
+	}
+	r.out.Kind, r.out.Steps, r.out.Err = kind, r.step, ""
+	if err != nil {
+		r.out.Err = err.Error()
+		if e := r.emit(Event{Type: EventError, Err: r.out.Err}); e != nil {
+			if !r.stopped {
+				r.end(Failed, errors.Join(err, e))
+			}
+			return
+		}
+	}
+	out := r.out
+	if e := r.deliver(Event{Type: EventSessionCompleted, Outcome: &out}, err); e != nil && !r.stopped {
+		r.end(Failed, errors.Join(err, e))
+	}
+}

@@ -1,0 +1,254 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+)
+
+// Decision.By values the harness itself uses.
+const (
+	byHarness  = "harness" // unknown tool, unusable arguments
+	byDefault  = "default" // no policy configured: the tool set is the allow-list
+	byPolicy   = "policy"  // the policy decided without naming a rule
+	byHardDeny = "hard-deny"
+	byApprover = "approver"
+)
+
+const reasonNoApprover = "needs approval and no one can be asked"
+
+// toolTurn handles the tool calls of the assistant message just recorded:
+// it reports and decides each call in order, runs the allowed ones
+// concurrently, and records one tool message with a result for every call,
+// in call order, whatever happened. Then it checks the stop conditions that
+// follow a turn.
+func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, bool) {
+	r.out.ToolCalls += len(states)
+	var stopErr error
+	for i := range states {
+		if stopErr == nil {
+			stopErr = r.admit(&states[i])
+		}
+	}
+	if stopErr == nil {
+		r.execute(states)
+	}
+	interrupted := r.interruptedReason()
+	results := make([]model.ToolResult, len(states))
+	for i := range states {
+		st := &states[i]
+		if st.result.CallID == "" {
+			// No result yet (sanitizeAssistant guarantees every call an
+			// ID): never decided or never run because the run is ending.
+			st.result = errorResult(st, interrupted)
+		}
+		results[i] = st.result
+	}
+	r.c.Append(model.ToolResults(results...))
+	// The history is complete again; now report it. After a failure the
+	// remaining events still reach hooks and the consumer.
+	for i := range states {
+		if err := r.emit(Event{Type: EventToolResult, ToolResult: &states[i].result}); err != nil && stopErr == nil {
+			stopErr = err
+		}
+	}
+	if err := r.emitMessage(); err != nil && stopErr == nil {
+		stopErr = err
+	}
+	return r.afterTurn(states, text, stopErr)
+}
+
+// afterTurn picks the outcome of a turn whose results are recorded.
+func (r *run) afterTurn(states []callState, text string, stopErr error) (OutcomeKind, error, bool) {
+	switch {
+	case stopErr != nil && !errors.Is(stopErr, errStopped) && r.ctx.Err() == nil:
+		return Failed, stopErr, true
+	case stopErr != nil || r.ctx.Err() != nil:
+		kind, err := r.ctxOutcome()
+		return kind, err, true
+	}
+	blocked, repeated := false, false
+	for i := range states {
+		st := &states[i]
+		if st.finish {
+			if text == "" {
+				r.out.Text = st.result.Content
+			}
+			r.out.Reason = "tool " + st.call.Name + " finished the run"
+			return Complete, nil, true
+		}
+		switch {
+		case st.denied:
+			r.denials++
+			if r.denials >= r.a.cfg.MaxConsecutiveDenials && !blocked {
+				blocked = true
+				r.out.Reason = fmt.Sprintf("%s in a row were denied; the last: %s",
+					plural(r.denials, "tool call"), st.result.Content)
+			}
+		case st.run:
+			r.denials = 0
+		}
+		if r.repeat.observe(st, r.a.cfg.RepeatLimit) && !repeated {
+			repeated = true
+			if !blocked {
+				r.out.Reason = fmt.Sprintf("tool %s was called %s in a row with the same arguments and got the same result",
+					st.call.Name, plural(r.repeat.count, "time"))
+			}
+		}
+	}
+	switch {
+	case blocked:
+		return Blocked, nil, true
+	case repeated:
+		return RepeatedAction, nil, true
+	}
+	return "", nil, false
+}
+
+// admit reports one call and decides it, recording a result for any call
+// that will not run. It returns an error only when the run must stop.
+func (r *run) admit(st *callState) error {
+	st.tool, _ = r.a.cfg.Tools.Get(st.call.Name) // a nil Set is empty
+	var spec tool.Spec
+	if st.tool != nil {
+		spec, _ = r.a.cfg.Tools.Spec(st.call.Name)
+		if spec.Effects.Mutating() && st.problem == "" {
+			st.key = r.a.cfg.IDs.NewID("idem")
+		}
+	}
+	if err := r.emit(Event{Type: EventToolCall, ToolCall: &st.call, IdempotencyKey: st.key}); err != nil {
+		return err
+	}
+	var d Decision
+	switch {
+	case st.tool == nil:
+		res := tool.UnknownTool(st.call.Name, r.names)
+		st.result = errorResult(st, res.Content)
+		d = Decision{Action: policy.Deny.String(), Reason: "unknown tool", By: byHarness}
+	case st.problem != "":
+		st.result = errorResult(st, st.problem)
+		d = Decision{Action: policy.Deny.String(), Reason: "unusable arguments", By: byHarness}
+	default:
+		var err error
+		if d, err = r.decide(st, spec); err != nil {
+			return err
+		}
+	}
+	d.CallID, d.Tool = st.call.ID, st.call.Name
+	return r.emit(Event{Type: EventToolDecision, Decision: &d})
+}
+
+// decide asks the policy and, for Ask, the approver. It returns an error
+// only when the run was cancelled while an approver was asking.
+func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
+	if r.a.cfg.Policy == nil {
+		st.run = true
+		return Decision{Action: policy.Allow.String(), By: byDefault}, nil
+	}
+	pc := policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args}
+	pd := r.safeDecide(pc)
+	by := pd.Rule
+	switch {
+	case by == "" && pd.Hard:
+		by = byHardDeny
+	case by == "":
+		by = byPolicy
+	}
+	switch {
+	case pd.Action == policy.Allow:
+		st.run = true
+		return Decision{Action: policy.Allow.String(), Reason: pd.Reason, By: by}, nil
+	case pd.Action == policy.Ask && !pd.Hard && r.a.cfg.Approver == nil:
+		return r.deny(st, reasonNoApprover, by), nil
+	case pd.Action == policy.Ask && !pd.Hard:
+		ad, err := r.safeApprove(pc, pd)
+		if err != nil && r.ctx.Err() != nil {
+			return Decision{}, r.ctx.Err()
+		}
+		by = ad.Rule
+		if by == "" {
+			by = byApprover
+		}
+		if err != nil {
+			return r.deny(st, "approval failed: "+err.Error(), by), nil
+		}
+		if ad.Action == policy.Allow {
+			st.run = true
+			return Decision{Action: policy.Allow.String(), Reason: ad.Reason, By: by}, nil
+		}
+		return r.deny(st, ad.Reason, by), nil
+	}
+	return r.deny(st, pd.Reason, by), nil
+}
+
+// deny records a denial result for st and returns the decision to report.
+func (r *run) deny(st *callState, reason, by string) Decision {
+	if reason == "" {
+		reason = "the policy does not allow this call"
+	}
+	st.denied = true
+	st.result = errorResult(st, "tool call denied: "+reason)
+	return Decision{Action: policy.Deny.String(), Reason: reason, By: by}
+}
+
+// safeDecide calls the policy, turning a panic into a denial: a broken
+// policy must fail closed, and must not crash the run.
+func (r *run) safeDecide(c policy.Call) (d policy.Decision) {
+	defer func() {
+		if v := recover(); v != nil {
+			d = policy.Decision{Action: policy.Deny, Reason: fmt.Sprintf("the policy failed (%v)", v)}
+		}
+	}()
+	return r.a.cfg.Policy.Decide(r.ctx, c)
+}
+
+// safeApprove calls the approver, turning a panic into an error.
+func (r *run) safeApprove(c policy.Call, d policy.Decision) (ad policy.Decision, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the approver failed (%v)", v)
+		}
+	}()
+	return r.a.cfg.Approver.Approve(r.ctx, c, d)
+}
+
+// execute runs the allowed calls, at most MaxParallel at once. A call still
+// running or not yet started when the run ends is recorded as interrupted.
+func (r *run) execute(states []callState) {
+	idx := make([]int, 0, len(states))
+	for i := range states {
+		if states[i].run {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes}
+	r.a.cfg.FanOut.Run(r.ctx, len(idx), r.a.cfg.MaxParallel, func(j int) {
+		r.invoke(&states[idx[j]], opts)
+	})
+}
+
+// invoke runs one call. It may run on any goroutine and touches only st.
+func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
+	if r.ctx.Err() != nil {
+		return // recorded as interrupted by toolTurn
+	}
+	ctx := r.ctx
+	if st.key != "" {
+		ctx = tool.WithIdempotencyKey(ctx, st.key)
+	}
+	res := tool.Invoke(ctx, st.tool, st.call.Args, opts)
+	if res.IsError && r.ctx.Err() != nil {
+		// The failure is the cancellation's doing; say so rather than
+		// show the tool's view of it. A call that succeeded keeps its
+		// real result: it did happen.
+		return
+	}
+	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
+	st.finish = res.Finish
+}
