@@ -1,0 +1,183 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/reinharness/rein/model"
+)
+
+// maxErrorBody caps how much of an error response is read: enough for any
+// provider's JSON error object, bounded against hostile servers.
+const maxErrorBody = 64 << 10
+
+// maxDrain is how much of an unread error body is discarded so the
+// connection can be reused; anything longer is cheaper to drop.
+const maxDrain = 4 << 10
+
+// maxExcerpt bounds the body excerpt in a fallback error message.
+const maxExcerpt = 512
+
+// health is what one attempt says about the endpoint, for the breaker.
+type health int
+
+const (
+	neutral   health = iota // says nothing: cancelled, rate limited, bad request built locally
+	healthy                 // the server answered sensibly
+	unhealthy               // transport failure or server error
+)
+
+// result is the outcome of one attempt.
+type result struct {
+	resp       *http.Response // 2xx only, body wrapped
+	err        error
+	retryable  bool
+	retryAfter time.Duration // server-requested wait, 0 if none
+	health     health
+}
+
+// attempt performs one HTTP exchange: it never sleeps and never retries.
+func (c *Client) attempt(ctx context.Context, ep string, newReq func(context.Context) (*http.Request, error)) result {
+	actx, cancel := context.WithCancelCause(ctx)
+	req, err := newReq(actx)
+	if err != nil {
+		cancel(nil)
+		return result{err: c.errorf(ep, "cannot build the request: %w", err)}
+	}
+	if req.URL == nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
+		cancel(nil)
+		return result{err: c.errorf(ep, "the endpoint must be an http:// or https:// URL with a host")}
+	}
+	timer := time.AfterFunc(c.cfg.HeaderTimeout, func() { cancel(ErrHeaderTimeout) })
+	resp, err := c.hc.Do(req)
+	if !timer.Stop() && err == nil {
+		// The timer fired just as the headers arrived; the attempt's
+		// context is already cancelled, so the body is unusable.
+		resp.Body.Close()
+		err = ErrHeaderTimeout
+	}
+	if err != nil {
+		cancel(nil)
+		return c.transportFailure(ctx, actx, ep, err)
+	}
+	body := newIdleBody(ctx, actx, cancel, resp.Body, c.cfg.IdleTimeout, c.cfg.Provider, ep)
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		resp.Body = body
+		return result{resp: resp, health: healthy}
+	}
+	return c.statusFailure(ctx, ep, resp, body)
+}
+
+// transportFailure classifies an error from http.Client.Do.
+func (c *Client) transportFailure(ctx, actx context.Context, ep string, err error) result {
+	if ctx.Err() != nil {
+		return result{err: c.errorf(ep, "%w", ctx.Err())}
+	}
+	if errors.Is(context.Cause(actx), ErrHeaderTimeout) || errors.Is(err, ErrHeaderTimeout) {
+		err = fmt.Errorf("no response headers within %s: %w", c.cfg.HeaderTimeout, ErrHeaderTimeout)
+	} else if ue, ok := errors.AsType[*url.Error](err); ok {
+		// url.Error repeats the full request URL, which may carry a key
+		// in its query; the endpoint in ConnectError is already clean.
+		err = ue.Err
+	}
+	return result{
+		err:       &model.ConnectError{Endpoint: ep, Err: err},
+		retryable: true,
+		health:    unhealthy,
+	}
+}
+
+// statusFailure turns a non-2xx response into an *model.APIError, reading
+// and releasing its body.
+func (c *Client) statusFailure(ctx context.Context, ep string, resp *http.Response, body *idleBody) result {
+	data, readErr := io.ReadAll(io.LimitReader(body, maxErrorBody))
+	_, _ = io.CopyN(io.Discard, body, maxDrain)
+	body.Close()
+	if readErr != nil && ctx.Err() != nil {
+		return result{err: c.errorf(ep, "%w", ctx.Err())}
+	}
+	now := time.Now()
+	apiErr := c.apiError(resp, data, now)
+	res := result{err: apiErr, retryAfter: apiErr.RetryAfter, retryable: retryableStatus(resp)}
+	switch {
+	case resp.StatusCode >= 500:
+		res.health = unhealthy
+	case resp.StatusCode == http.StatusRequestTimeout, resp.StatusCode == http.StatusConflict,
+		resp.StatusCode == http.StatusTooManyRequests:
+		res.health = neutral // a busy or rate-limiting server is still up
+	default:
+		res.health = healthy // 4xx: the server works, the request is wrong
+	}
+	return res
+}
+
+// apiError builds the error for a non-2xx response, letting the provider
+// parse its error format and filling in what it left out.
+func (c *Client) apiError(resp *http.Response, body []byte, now time.Time) *model.APIError {
+	var e *model.APIError
+	if c.cfg.ParseError != nil {
+		e = c.cfg.ParseError(resp, body)
+	}
+	if e == nil {
+		e = &model.APIError{Message: fallbackMessage(resp, body)}
+	}
+	if e.Provider == "" {
+		e.Provider = c.cfg.Provider
+	}
+	if e.StatusCode == 0 {
+		e.StatusCode = resp.StatusCode
+	}
+	if e.RequestID == "" {
+		e.RequestID = requestID(resp.Header)
+	}
+	if e.RetryAfter == 0 {
+		e.RetryAfter = RetryAfter(resp.Header, now)
+	}
+	if e.Message == "" {
+		e.Message = fallbackMessage(resp, body)
+	}
+	e.Message = Redact(e.Message)
+	return e
+}
+
+func requestID(h http.Header) string {
+	id := h.Get("x-request-id")
+	if id == "" {
+		id = h.Get("request-id")
+	}
+	return Redact(oneLine(id, 200))
+}
+
+// fallbackMessage describes a response whose body the provider could not
+// parse: the status text and the start of the body, on one line.
+func fallbackMessage(resp *http.Response, body []byte) string {
+	msg := http.StatusText(resp.StatusCode)
+	if msg == "" {
+		msg = "HTTP " + resp.Status
+	}
+	if ex := oneLine(string(body), maxExcerpt); ex != "" {
+		msg += ": " + ex
+	}
+	return Redact(msg)
+}
+
+// oneLine collapses whitespace runs (including newlines) to one space and
+// cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
