@@ -1,0 +1,107 @@
+package workspace
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// secretNameParts mark a variable name as secret when they appear anywhere
+// in it (case-insensitive). The list errs on the side of dropping: a
+// command missing a harmless variable is a smaller problem than a model
+// reading a credential.
+var secretNameParts = []string{
+	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
+	"AUTH", "COOKIE", "SESSION", "PRIVATE",
+}
+
+// secretNamePrefixes drop whole families of cloud and CI credentials whose
+// names do not always contain a telltale word (AWS_ACCESS_KEY_ID does,
+// AWS_PROFILE points at them).
+var secretNamePrefixes = []string{
+	"AWS_", "AZURE_", "GOOGLE_", "GCLOUD_", "GCP_", "CLOUDSDK_", "DIGITALOCEAN_",
+	"HEROKU_", "VAULT_", "NPM_CONFIG_", "DOCKER_", "KUBE", "OP_", "REIN_",
+	"OPENAI_", "ANTHROPIC_", "GEMINI_", "MISTRAL_", "GROQ_", "HF_", "HUGGING",
+}
+
+// secretNames are exact names that matter but match no pattern above.
+var secretNames = []string{
+	"GH_ENTERPRISE_TOKEN", "NETRC", "PGPASS", "PGPASSFILE", "MYSQL_PWD",
+	"DATABASE_URL", "REDIS_URL", "MONGODB_URI", "SENTRY_DSN", "SLACK_WEBHOOK_URL",
+	"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME",
+}
+
+// safeNames are never dropped: commands need them and they carry no
+// secrets by themselves.
+var safeNames = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM",
+	"TZ", "PWD", "TMPDIR", "COLORTERM", "NO_COLOR", "EDITOR", "VISUAL",
+	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY",
+	"CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "PYTHONPATH", "VIRTUAL_ENV",
+	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+}
+
+// ScrubEnv returns env ("NAME=value" entries) without variables that look
+// like secrets: names containing KEY, TOKEN, SECRET, PASSWORD, AUTH,
+// COOKIE, SESSION and similar words, cloud and provider credential
+// families (AWS_*, OPENAI_*, …), known credential variables, and any
+// variable whose value is a URL carrying a password. Names in allow are
+// kept regardless, as are the basics every command needs (PATH, HOME,
+// LANG, TERM, …). Only the last entry of a duplicated name is kept.
+func ScrubEnv(env []string, allow []string) []string {
+	out := make([]string, 0, len(env))
+	seen := map[string]int{}
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if !keepVar(name, value, allow) {
+			continue
+		}
+		if i, dup := seen[name]; dup {
+			out[i] = kv
+			continue
+		}
+		seen[name] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+func keepVar(name, value string, allow []string) bool {
+	if slices.Contains(allow, name) {
+		return true
+	}
+	up := strings.ToUpper(name)
+	if slices.Contains(safeNames, up) {
+		return true
+	}
+	if slices.Contains(secretNames, up) {
+		return false
+	}
+	for _, p := range secretNamePrefixes {
+		if strings.HasPrefix(up, p) {
+			return false
+		}
+	}
+	for _, p := range secretNameParts {
+		if strings.Contains(up, p) {
+			return false
+		}
+	}
+	return !hasURLPassword(value)
+}
+
+// hasURLPassword reports a value like scheme://user:password@host.
+func hasURLPassword(v string) bool {
+	if !strings.Contains(v, "://") || !strings.Contains(v, "@") {
+		return false
+	}
+	u, err := url.Parse(strings.TrimSpace(v))
+	if err != nil || u.User == nil {
+		return false
+	}
+	_, has := u.User.Password()
+	return has
+}

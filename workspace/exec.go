@@ -1,0 +1,169 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
+)
+
+// ExecOptions describes one command run.
+type ExecOptions struct {
+	// Command is a bash script, run as `bash -c Command`.
+	Command string
+	// Dir is the workspace-relative working directory ("" for the root).
+	Dir string
+	// Timeout bounds the run (default Options.ExecTimeout). On expiry the
+	// whole process group gets SIGTERM, then SIGKILL after the grace period.
+	Timeout time.Duration
+	// MaxOutput caps the output kept, split between head and tail
+	// (default Options.ExecMaxOutput).
+	MaxOutput int
+	// Env holds extra NAME=value entries, added after scrubbing: the
+	// caller's explicit choice is not second-guessed.
+	Env []string
+}
+
+// ExecResult is the outcome of a command that ran.
+type ExecResult struct {
+	// ExitCode is the exit status, or -1 when a signal ended the command.
+	ExitCode int
+	// Signal names the signal that ended the command ("" otherwise).
+	Signal string
+	// Output is stdout and stderr interleaved as written, capped with the
+	// head and tail kept and a marker between them.
+	Output string
+	// Truncated reports that output was dropped; OutputBytes is the total.
+	Truncated   bool
+	OutputBytes int64
+	// TimedOut reports that the timeout killed the command.
+	TimedOut bool
+	Duration time.Duration
+	// Sandboxed reports that Landlock confined the command.
+	Sandboxed bool
+	// Warning is set (once per workspace) when the sandbox was wanted but
+	// unavailable and the command ran without it.
+	Warning string
+}
+
+// Exec runs a command with bash in the workspace. The command runs in its
+// own process group with stdin from /dev/null, a scrubbed environment (see
+// ScrubEnv) and TMPDIR set to a private directory removed on Close; under
+// the sandbox it may write only the workspace, that directory and
+// Options.SandboxWritable. When the command ends, times out or ctx is
+// cancelled, every process left in its group (grandchildren included) is
+// killed: nothing it started outlives the call.
+//
+// A command that ran returns a result and a nil error whatever its exit
+// status. Exec fails when the command could not start (bad directory,
+// sandbox required but unavailable) and, with the partial result, when ctx
+// was cancelled.
+func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
+	if err := w.checkOpen(); err != nil {
+		return ExecResult{}, err
+	}
+	if o.Command == "" {
+		return ExecResult{}, fmt.Errorf("empty command")
+	}
+	dir, err := w.execDir(o.Dir)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	tmp, err := w.privateTemp()
+	if err != nil {
+		return ExecResult{}, err
+	}
+	launch, err := sandbox.Prepare(sandbox.Policy{
+		Mode:     w.opts.Sandbox,
+		Writable: append([]string{w.dir, tmp}, w.opts.SandboxWritable...),
+		Readable: w.opts.SandboxReadable,
+		Probe:    w.probe,
+	}, []string{"bash", "-c", o.Command})
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("run command: %w", err)
+	}
+	env := ScrubEnv(os.Environ(), w.opts.EnvAllow)
+	env = append(env,
+		"TMPDIR="+tmp, "PWD="+dir,
+		// Nothing can answer a prompt or page output: fail fast instead.
+		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
+	)
+	env = append(env, o.Env...)
+	env = append(env, launch.Env...)
+
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = w.opts.ExecTimeout
+	}
+	maxOut := o.MaxOutput
+	if maxOut <= 0 {
+		maxOut = w.opts.ExecMaxOutput
+	}
+	res, err := runProcess(ctx, process{
+		path: launch.Path, args: launch.Args, dir: dir, env: env,
+		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,
+	})
+	res.Sandboxed = launch.Sandboxed
+	if launch.Warning != "" {
+		w.warnOnce.Do(func() {
+			res.Warning = launch.Warning
+			w.opts.Logger.Warn("rein: " + launch.Warning)
+		})
+	}
+	return res, err
+}
+
+// execDir confines the working directory to the workspace and returns its
+// absolute path.
+func (w *Workspace) execDir(name string) (string, error) {
+	rel, err := w.Rel(name)
+	if err != nil {
+		return "", err
+	}
+	// Stat through the root: a symlinked directory pointing outside fails.
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return "", w.wrap("working directory", name, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("working directory %s: not a directory", name)
+	}
+	canon, err := w.resolve(name, rel)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(w.dir, filepath.FromSlash(canon)), nil
+}
+
+// privateTemp creates the workspace's temporary directory on first use.
+func (w *Workspace) privateTemp() (string, error) {
+	w.tmpOnce.Do(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.closed {
+			w.tmpErr = ErrClosed
+			return
+		}
+		w.tmpDir, w.tmpErr = os.MkdirTemp("", "rein-tmp-")
+		if w.tmpErr == nil {
+			w.tmpErr = os.Chmod(w.tmpDir, 0o700)
+		}
+	})
+	if w.tmpErr != nil {
+		return "", fmt.Errorf("create private temporary directory: %w", w.tmpErr)
+	}
+	if _, err := os.Stat(w.tmpDir); err != nil {
+		// Something removed it (a command may rm -rf $TMPDIR): recreate.
+		if err := os.Mkdir(w.tmpDir, 0o700); err != nil && !os.IsExist(err) {
+			return "", fmt.Errorf("recreate private temporary directory: %w", err)
+		}
+	}
+	return w.tmpDir, nil
+}
+
+// TempDir returns the private temporary directory commands get as TMPDIR,
+// creating it if needed.
+func (w *Workspace) TempDir() (string, error) { return w.privateTemp() }

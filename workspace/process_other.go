@@ -1,0 +1,24 @@
+//go:build !unix
+
+package workspace
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+type process struct {
+	path      string
+	args      []string
+	dir       string
+	env       []string
+	timeout   time.Duration
+	maxOutput int
+	grace     time.Duration
+}
+
+// runProcess needs process groups, which only Unix systems have.
+func runProcess(context.Context, process) (ExecResult, error) {
+	return ExecResult{}, errors.New("run command: needs a Unix system (process groups)")
+}

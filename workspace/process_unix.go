@@ -1,0 +1,127 @@
+//go:build unix
+
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// process is one command to start.
+type process struct {
+	path      string
+	args      []string
+	dir       string
+	env       []string
+	timeout   time.Duration
+	maxOutput int
+	grace     time.Duration
+}
+
+// runProcess starts p in its own process group and waits for it, killing
+// the group on timeout or cancellation and after the leader exits.
+//
+// Output goes through a pipe we own rather than exec's copying goroutines:
+// then Wait returns when the leader exits, we can kill what is left of the
+// group, and reading the pipe is bounded even if an escaped process (one
+// that called setsid) keeps it open.
+func runProcess(ctx context.Context, p process) (ExecResult, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("run command: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path: p.path, Args: p.args, Dir: p.dir, Env: p.env,
+		Stdout: pw, Stderr: pw, // one pipe: stdout and stderr interleave as written
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return ExecResult{}, fmt.Errorf("run command: %w", err)
+	}
+	pw.Close() // the child holds its copies; EOF comes when they are all closed
+	pgid := cmd.Process.Pid
+
+	out := newHeadTail(p.maxOutput)
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, pr)
+		close(copied)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	runCtx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	var waitErr error
+	timedOut := false
+	select {
+	case waitErr = <-waited:
+	case <-runCtx.Done():
+		timedOut = ctx.Err() == nil
+		waitErr = terminate(pgid, p.grace, waited)
+	}
+	// The leader is gone; anything left in its group is an orphan we
+	// started. Kill it so no background job outlives the call.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case <-copied:
+	case <-time.After(p.grace):
+		pr.Close() // unblocks the copy; a leftover writer gets EPIPE
+		<-copied
+	}
+	pr.Close()
+
+	res := ExecResult{TimedOut: timedOut, Duration: time.Since(start)}
+	res.Output, res.Truncated = out.Result()
+	res.OutputBytes = out.Total()
+	res.ExitCode = -1
+	if st := cmd.ProcessState; st != nil {
+		res.ExitCode = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = ws.Signal().String()
+		}
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, fmt.Errorf("run command: %w", waitErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("command cancelled: %w", err)
+	}
+	return res, nil
+}
+
+// terminate asks the group (and descendants that left it) to stop with
+// SIGTERM, then SIGKILLs them after the grace period, and returns the
+// leader's wait error.
+func terminate(pgid int, grace time.Duration, waited <-chan error) error {
+	// Collect descendants while the leader is alive: once it dies they are
+	// reparented and can no longer be traced to this command.
+	pids := descendants(pgid)
+	signalAll(pgid, pids, syscall.SIGTERM)
+	select {
+	case err := <-waited:
+		// The leader obeyed; whatever it leaves behind is killed now.
+		signalAll(pgid, append(pids, descendants(pgid)...), syscall.SIGKILL)
+		return err
+	case <-time.After(grace):
+	}
+	signalAll(pgid, append(pids, descendants(pgid)...), syscall.SIGKILL)
+	return <-waited
+}
+
+func signalAll(pgid int, pids []int, sig syscall.Signal) {
+	_ = syscall.Kill(-pgid, sig)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+}

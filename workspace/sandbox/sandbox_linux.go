@@ -1,0 +1,105 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// selfExe re-executes the running binary even if its file was replaced or
+// removed since start.
+const selfExe = "/proc/self/exe"
+
+// configs indexes go-landlock's presets by ABI version.
+var configs = []landlock.Config{
+	{}, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
+	landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
+}
+
+func init() {
+	raw, ok := os.LookupEnv(envMarker)
+	if !ok {
+		return
+	}
+	runChild(raw) // never returns
+}
+
+// Available reports the kernel's Landlock ABI version, or an error wrapping
+// ErrUnavailable when Landlock is missing or disabled.
+func Available() (int, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v (needs Linux 5.13+ with Landlock enabled at boot, lsm=landlock)", ErrUnavailable, err)
+	}
+	if abi < 1 {
+		return 0, fmt.Errorf("%w: kernel reports Landlock ABI %d", ErrUnavailable, abi)
+	}
+	return abi, nil
+}
+
+// runChild applies the policy to this process and execs the command.
+func runChild(raw string) {
+	// The marker must not leak into the command: a nested rein would
+	// otherwise treat itself as a sandbox child.
+	os.Unsetenv(envMarker)
+	var cfg childConfig
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		childFail("bad %s: %v", envMarker, err)
+	}
+	if len(os.Args) < 3 {
+		childFail("no command to run")
+	}
+	if err := restrict(cfg); err != nil {
+		childFail("%v", err)
+	}
+	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
+	childFail("exec %s: %v", os.Args[1], err)
+}
+
+func restrict(cfg childConfig) error {
+	abi, err := Available()
+	if err != nil {
+		if cfg.Mode == Auto {
+			return nil // the parent checked; a vanished Landlock degrades like Auto does
+		}
+		return err
+	}
+	ver := min(abi, len(configs)-1)
+	base := configs[ver]
+	if cfg.Mode == Auto {
+		base = configs[len(configs)-1]
+	}
+	// Files and IPC scopes only: network access is the policy's business
+	// (and Landlock cannot restrict Multipath TCP anyway).
+	c := landlock.Config{HandledAccessFS: base.HandledAccessFS, Scoped: base.Scoped}
+	if cfg.Mode == Auto {
+		c = c.BestEffort()
+	}
+	read := []string{"/"}
+	if !cfg.AllRead {
+		read = cfg.Readable
+	}
+	rw := landlock.RWDirs(cfg.Writable...)
+	if ver >= 2 || cfg.Mode == Auto {
+		// Moving files between directories (mv a/x b/) needs "refer".
+		rw = rw.WithRefer()
+	}
+	rules := []landlock.Rule{
+		rw,
+		// Commands write to these devices all the time (2>/dev/null).
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
+	}
+	if len(read) > 0 {
+		rules = append(rules, landlock.RODirs(read...).IgnoreIfMissing())
+	}
+	if err := c.Restrict(rules...); err != nil {
+		return fmt.Errorf("apply Landlock ruleset (ABI %d): %w", abi, err)
+	}
+	return nil
+}
