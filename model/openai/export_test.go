@@ -1,0 +1,20 @@
+package openai
+
+import (
+	"encoding/json"
+	"io"
+	"iter"
+
+	"github.com/reinharness/rein/model"
+)
+
+// ParseStream exposes the event-stream parser to the external tests, so
+// they can feed it through reader wrappers without an HTTP round trip.
+func ParseStream(r io.Reader) iter.Seq2[model.Event, error] {
+	return func(yield func(model.Event, error) bool) {
+		parseStream(r, streamMeta{status: 200}, yield)
+	}
+}
+
+// FinishArgs exposes argument completion and repair to the external tests.
+func FinishArgs(raw []byte) (json.RawMessage, error) { return finishArgs(raw) }
