@@ -3,7 +3,6 @@ package anthropic
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/httpx"
@@ -12,8 +11,9 @@ import (
 
 // parseError is httpx.Config.ParseError for the Messages API: it reads the
 // API's error body, {"type":"error","error":{"type","message"}}, and the
-// request-id header Anthropic support asks for. Bodies of other shapes
-// (a proxy's HTML page, an empty body) still yield a useful message.
+// request-id header Anthropic support asks for. For bodies of other shapes
+// (a proxy's HTML page, an empty body) it leaves Message empty and httpx
+// fills in the status text and the start of the body.
 func parseError(resp *http.Response, body []byte) *model.APIError {
 	e := &model.APIError{
 		Provider:   "anthropic",
@@ -26,12 +26,6 @@ func parseError(resp *http.Response, body []byte) *model.APIError {
 	if json.Unmarshal(body, &w) == nil && w.Error != nil {
 		e.Type = w.Error.Type
 		e.Message = redact(w.Error.Message)
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(resp.StatusCode)
-		if q := strings.TrimSpace(quote(body)); q != "" {
-			e.Message += ": " + q
-		}
 	}
 	return e
 }
