@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -29,13 +28,15 @@ func parseFile(kind LayerKind, path string, data []byte) (*fileLayer, error) {
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("config: %s: file is larger than %d bytes; is this really a rein config file?", path, maxFileSize)
 	}
+	if err := checkNesting(path, data); err != nil {
+		return nil, err
+	}
 	var top map[string]toml.Primitive
 	md, err := toml.Decode(string(data), &top)
 	if err != nil {
 		return nil, syntaxError(path, err)
 	}
 	f := &fileLayer{kind: kind, path: path, lines: map[string]int{}}
-	mu := new(sync.Mutex)
 	for _, name := range topLevelOrder(&md) {
 		prim := top[name]
 		switch {
@@ -45,11 +46,12 @@ func parseFile(kind LayerKind, path string, data []byte) (*fileLayer, error) {
 			}
 		case slices.Contains(deferredSections, name):
 			if !isTable(&md, prim) {
-				return nil, f.errorAt(lineOf(&md, prim), "%s must be a table ([%s])", name, name)
+				return nil, f.errorAt(keyLine(&md, prim, toml.Key{name}), "%s must be a table ([%s])", name, name)
 			}
-			f.sections = append(f.sections, RawSection{Name: name, Source: Source{Layer: kind, Name: path, Line: lineOf(&md, prim)}, prim: prim, md: &md, mu: mu})
+			src := Source{Layer: kind, Name: path, Line: keyLine(&md, prim, toml.Key{name})}
+			f.sections = append(f.sections, RawSection{Name: name, Source: src, data: data})
 		default:
-			return nil, f.errorAt(lineOf(&md, prim), "unknown key %q%s", name, suggest(name, append(slices.Clone(typedSections), deferredSections...)))
+			return nil, f.errorAt(keyLine(&md, prim, toml.Key{name}), "unknown key %q%s", name, suggest(name, append(slices.Clone(typedSections), deferredSections...)))
 		}
 	}
 	return f, nil
@@ -59,15 +61,15 @@ func parseFile(kind LayerKind, path string, data []byte) (*fileLayer, error) {
 // names its key and line.
 func (f *fileLayer) parseSection(md *toml.MetaData, section string, prim toml.Primitive) error {
 	if !isTable(md, prim) {
-		return f.errorAt(lineOf(md, prim), "%s must be a table ([%s])", section, section)
+		return f.errorAt(keyLine(md, prim, toml.Key{section}), "%s must be a table ([%s])", section, section)
 	}
 	var keys map[string]toml.Primitive
 	if err := md.PrimitiveDecode(prim, &keys); err != nil {
-		return f.errorAt(lineOf(md, prim), "%s: %v", section, err)
+		return f.errorAt(keyLine(md, prim, toml.Key{section}), "%s: %v", section, err)
 	}
 	for _, name := range sectionOrder(md, section) {
 		kp := keys[name]
-		line := lineOf(md, kp)
+		line := keyLine(md, kp, toml.Key{section, name})
 		key := section + "." + name
 		spec, ok := specFor(key)
 		if !ok || !spec.inFiles {
@@ -125,8 +127,10 @@ func syntaxError(path string, err error) error {
 // appearance, so the first problem reported is the first in the file.
 func topLevelOrder(md *toml.MetaData) []string {
 	var names []string
+	seen := map[string]bool{}
 	for _, k := range md.Keys() {
-		if len(k) > 0 && !slices.Contains(names, k[0]) {
+		if len(k) > 0 && !seen[k[0]] {
+			seen[k[0]] = true
 			names = append(names, k[0])
 		}
 	}
@@ -136,8 +140,10 @@ func topLevelOrder(md *toml.MetaData) []string {
 // sectionOrder returns the keys directly under section in document order.
 func sectionOrder(md *toml.MetaData, section string) []string {
 	var names []string
+	seen := map[string]bool{}
 	for _, k := range md.Keys() {
-		if len(k) > 1 && k[0] == section && !slices.Contains(names, k[1]) {
+		if len(k) > 1 && k[0] == section && !seen[k[1]] {
+			seen[k[1]] = true
 			names = append(names, k[1])
 		}
 	}
@@ -174,4 +180,29 @@ func isTable(md *toml.MetaData, prim toml.Primitive) bool {
 	}
 	_, ok := v.(map[string]any)
 	return ok
+}
+
+// keyLine returns the line where the key at path (prim's key) is defined.
+// A table only implied by its sub-keys ([mcp_servers.fs] without
+// [mcp_servers], or a.b = 1 implying a) has no position of its own; its
+// first sub-key's line is used.
+func keyLine(md *toml.MetaData, prim toml.Primitive, path toml.Key) int {
+	if line := lineOf(md, prim); line > 0 {
+		return line
+	}
+	for _, k := range md.Keys() {
+		if len(k) <= len(path) || !slices.Equal(k[:len(path)], path) {
+			continue
+		}
+		var m map[string]toml.Primitive
+		if err := md.PrimitiveDecode(prim, &m); err != nil {
+			return 0
+		}
+		sub, ok := m[k[len(path)]]
+		if !ok {
+			return 0
+		}
+		return keyLine(md, sub, k[:len(path)+1])
+	}
+	return 0
 }

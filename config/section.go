@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -13,8 +12,9 @@ import (
 // owns ([policy], [sandbox], [tools], [mcp_servers], [session],
 // [telemetry]). It stays undecoded until its owner calls Decode.
 //
-// A RawSection is safe for concurrent use; decoding sections that came from
-// the same file is serialised internally.
+// A RawSection is immutable and safe for concurrent use: every call works
+// on its own parse of the file (configuration files are small), so the
+// TOML decoder's bookkeeping of which keys were decoded is never shared.
 type RawSection struct {
 	// Name is the table's name, e.g. "policy".
 	Name string
@@ -22,9 +22,17 @@ type RawSection struct {
 	// its header.
 	Source Source
 
-	prim toml.Primitive
-	md   *toml.MetaData
-	mu   *sync.Mutex // shared by every section of one file: md is not concurrency-safe
+	data []byte // the whole file, read-only
+}
+
+// parse returns a fresh decoder state and the table's primitive.
+func (s RawSection) parse() (*toml.MetaData, toml.Primitive, error) {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(string(s.data), &top)
+	if err != nil {
+		return nil, toml.Primitive{}, syntaxError(s.Source.Name, err)
+	}
+	return &md, top[s.Name], nil
 }
 
 // Decode decodes the table into v, a pointer to a struct or map, as
@@ -33,18 +41,20 @@ type RawSection struct {
 // map[string]T): keys held in fields of type any or toml.Primitive are not
 // seen as decoded and are reported as unknown.
 func (s RawSection) Decode(v any) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.md.PrimitiveDecode(s.prim, v); err != nil {
+	md, prim, err := s.parse()
+	if err != nil {
+		return err
+	}
+	if err := md.PrimitiveDecode(prim, v); err != nil {
 		return s.decodeError(err)
 	}
-	for _, k := range s.md.Undecoded() {
+	for _, k := range md.Undecoded() {
 		if len(k) < 2 || k[0] != s.Name {
 			continue
 		}
-		line := s.lineOfLocked(k[1:])
-		parent := k[:len(k)-1].String()
-		return s.errorAt(line, "unknown key %q in [%s]", k.String(), parent)
+		// Walking to the key marks keys decoded; the check is done by now.
+		line := s.lineOf(md, prim, k[1:])
+		return s.errorAt(line, "unknown key %q in [%s]", k.String(), k[:len(k)-1].String())
 	}
 	return nil
 }
@@ -54,10 +64,12 @@ func (s RawSection) Decode(v any) error {
 // semantic errors can name file and line. The line is that of the table's
 // header when the key cannot be located.
 func (s RawSection) Position(path ...string) Source {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	src := s.Source
-	if line := s.lineOfLocked(path); line > 0 {
+	md, prim, err := s.parse()
+	if err != nil {
+		return src
+	}
+	if line := s.lineOf(md, prim, path); line > 0 {
 		src.Line = line
 	}
 	return src
@@ -78,14 +90,15 @@ func (s RawSection) errorAt(line int, format string, args ...any) error {
 	return fmt.Errorf("config: %s: %s", where, fmt.Sprintf(format, args...))
 }
 
-// lineOfLocked walks path below the table through nested tables and
-// returns the line of the last key, or 0 when it cannot be reached (for
-// example inside an array of tables).
-func (s RawSection) lineOfLocked(path []string) int {
-	prim := s.prim
+// lineOf walks path below the table through nested tables and returns the
+// line of the last key, or 0 when it cannot be reached (for example inside
+// an array of tables).
+func (s RawSection) lineOf(md *toml.MetaData, prim toml.Primitive, path []string) int {
+	key := toml.Key{s.Name}
 	for _, name := range path {
+		key = append(key, name)
 		var m map[string]toml.Primitive
-		if err := s.md.PrimitiveDecode(prim, &m); err != nil {
+		if err := md.PrimitiveDecode(prim, &m); err != nil {
 			return 0
 		}
 		next, ok := m[name]
@@ -97,7 +110,7 @@ func (s RawSection) lineOfLocked(path []string) int {
 	if len(path) == 0 {
 		return s.Source.Line
 	}
-	return lineOf(s.md, prim)
+	return keyLine(md, prim, key)
 }
 
 // decodeError rewrites the TOML decoder's messages into the package's
