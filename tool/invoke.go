@@ -1,0 +1,207 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// DefaultTimeout bounds a tool call when neither InvokeOptions nor the tool
+// sets a timeout.
+const DefaultTimeout = 2 * time.Minute
+
+// InvokeOptions configures Invoke. The zero value uses the defaults.
+type InvokeOptions struct {
+	// Timeout bounds the call; zero means DefaultTimeout. A tool that
+	// implements Timeouter with a positive value overrides it.
+	Timeout time.Duration
+	// MaxResultBytes caps the result's Content (see Truncate); zero means
+	// DefaultMaxResultBytes, negative means no cap.
+	MaxResultBytes int
+	// OnPanic, if set, receives a panicking tool's value and stack so they
+	// can be logged; the model only ever sees the value. It is called on
+	// the tool's goroutine and must not block for long.
+	OnPanic func(name string, v any, stack []byte)
+}
+
+// Invoke calls t with args under the harness's guards and always returns a
+// result the model can see; it never returns nil and never panics:
+//
+//   - the call runs with a timeout; when it expires Invoke returns at once,
+//     even if the tool ignores ctx (the call's goroutine is abandoned and
+//     ends when the tool returns);
+//   - a panic becomes an is_error result naming the panic value, never the
+//     stack (see InvokeOptions.OnPanic);
+//   - an error from Call becomes an is_error result with its text, and a
+//     nil result with a nil error an empty success;
+//   - the Content is capped at MaxResultBytes with an explicit marker.
+//
+// The returned Result is a copy the caller owns. Invoke is safe for
+// concurrent use; whether t is, is t's contract.
+func Invoke(ctx context.Context, t Tool, args json.RawMessage, opts InvokeOptions) *Result {
+	spec, ok := safeSpec(t)
+	if !ok {
+		return ErrorResult("tool call failed: the tool is missing or its description panicked")
+	}
+	maxBytes := opts.MaxResultBytes
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxResultBytes
+	}
+	res := invoke(ctx, t, spec, args, effectiveTimeout(t, opts.Timeout), opts.OnPanic)
+	capResult(res, maxBytes)
+	return res
+}
+
+// outcome is what the call goroutine reports.
+type outcome struct {
+	res      *Result
+	err      error
+	panicked bool
+	value    any
+	exited   bool // runtime.Goexit: the tool never returned
+}
+
+func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeout time.Duration, onPanic func(string, any, []byte)) *Result {
+	name := spec.Name
+	if err := ctx.Err(); err != nil {
+		return ErrorResult("tool %q was not run: %v", name, err)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// Buffered so an abandoned call can still deliver and exit.
+	done := make(chan outcome, 1)
+	go runCall(callCtx, t, name, args, onPanic, done)
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-callCtx.Done():
+		select {
+		case o = <-done: // finished at the same moment: keep its result
+		default:
+			return interrupted(ctx, spec, timeout)
+		}
+	}
+	switch {
+	case o.panicked:
+		return ErrorResult("tool %q panicked: %s", name, clip(fmt.Sprint(o.value), 1024))
+	case o.exited:
+		return ErrorResult("tool %q stopped without returning a result", name)
+	case o.err != nil || (o.res != nil && o.res.IsError):
+		// A failure caused by our deadline is reported as the timeout it is.
+		if errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return interrupted(ctx, spec, timeout)
+		}
+	}
+	if o.err != nil {
+		msg := o.err.Error()
+		if msg == "" {
+			msg = fmt.Sprintf("tool %q failed without a message", name)
+		}
+		return &Result{Content: msg, IsError: true}
+	}
+	if o.res == nil {
+		return &Result{}
+	}
+	r := *o.res
+	return &r
+}
+
+// runCall runs one call on its own goroutine, turning panics and Goexit
+// into an outcome.
+func runCall(ctx context.Context, t Tool, name string, args json.RawMessage, onPanic func(string, any, []byte), done chan<- outcome) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		v := recover()
+		if v == nil {
+			done <- outcome{exited: true}
+			return
+		}
+		if onPanic != nil {
+			reportPanic(onPanic, name, v, debug.Stack())
+		}
+		done <- outcome{panicked: true, value: v}
+	}()
+	res, err := t.Call(ctx, args)
+	returned = true
+	done <- outcome{res: res, err: err}
+}
+
+// reportPanic calls the OnPanic hook, shielding Invoke from a hook that
+// itself panics.
+func reportPanic(hook func(string, any, []byte), name string, v any, stack []byte) {
+	defer func() { _ = recover() }()
+	hook(name, v, stack)
+}
+
+// interrupted is the result for a call cut off by its timeout or by the
+// caller's cancellation.
+func interrupted(ctx context.Context, spec Spec, timeout time.Duration) *Result {
+	if err := ctx.Err(); err != nil {
+		return ErrorResult("tool %q was cancelled: %v", spec.Name, err)
+	}
+	r := ErrorResult("tool %q timed out after %v", spec.Name, timeout)
+	if spec.Effects.Mutating() {
+		r.Content += "; it may still complete in the background, so check its effects before calling it again"
+	}
+	return r
+}
+
+// effectiveTimeout picks the tool's own timeout, then the option, then the
+// default.
+func effectiveTimeout(t Tool, opt time.Duration) time.Duration {
+	if tt, ok := t.(Timeouter); ok {
+		if d := safeTimeout(tt); d > 0 {
+			return d
+		}
+	}
+	if opt > 0 {
+		return opt
+	}
+	return DefaultTimeout
+}
+
+func safeTimeout(tt Timeouter) (d time.Duration) {
+	defer func() {
+		if recover() != nil {
+			d = 0
+		}
+	}()
+	return tt.Timeout()
+}
+
+// safeSpec returns t's Spec, or false if t is nil or Spec panics.
+func safeSpec(t Tool) (s Spec, ok bool) {
+	if t == nil {
+		return Spec{}, false
+	}
+	defer func() {
+		if recover() != nil {
+			s, ok = Spec{}, false
+		}
+	}()
+	return t.Spec(), true
+}
+
+type idempotencyKey struct{}
+
+// WithIdempotencyKey returns a context carrying the idempotency key the
+// agent assigned to a call. Mutating tools and MCP calls read it with
+// IdempotencyKey so a retried or replayed call can be recognised and not
+// applied twice.
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, idempotencyKey{}, key)
+}
+
+// IdempotencyKey returns the key set by WithIdempotencyKey, or "".
+func IdempotencyKey(ctx context.Context) string {
+	k, _ := ctx.Value(idempotencyKey{}).(string)
+	return k
+}
