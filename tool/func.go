@@ -133,25 +133,38 @@ func (f *funcTool[In, Out]) Timeout() time.Duration { return f.timeout }
 // are returned as is_error results, never as errors, so direct callers see
 // the same thing the model would.
 func (f *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+	run, early := f.prepare(args)
+	if early != nil {
+		return early, nil
+	}
+	return run(ctx)
+}
+
+// prepare validates and decodes args. Invoke calls it on the caller's
+// goroutine: decoding needs a deep stack, and growing the fresh stack of
+// the call goroutine on every call would cost more than the call itself.
+func (f *funcTool[In, Out]) prepare(args json.RawMessage) (func(context.Context) (*Result, error), *Result) {
 	args = NormalizeArgs(args)
 	if err := f.validator.Validate(args); err != nil {
-		return f.invalid(err), nil
+		return nil, f.invalid(err)
 	}
 	var in In
 	if f.raw {
 		in = any(json.RawMessage(bytes.Clone(args))).(In)
 	} else if err := json.Unmarshal(args, &in); err != nil {
-		return f.invalid(decodeProblem(err)), nil
+		return nil, f.invalid(decodeProblem(err))
 	}
-	out, err := f.fn(ctx, in)
-	if err != nil {
-		msg := err.Error()
-		if msg == "" {
-			msg = fmt.Sprintf("tool %q failed without a message", f.spec.Name)
+	return func(ctx context.Context) (*Result, error) {
+		out, err := f.fn(ctx, in)
+		if err != nil {
+			msg := err.Error()
+			if msg == "" {
+				msg = fmt.Sprintf("tool %q failed without a message", f.spec.Name)
+			}
+			return &Result{Content: msg, IsError: true}, nil
 		}
-		return &Result{Content: msg, IsError: true}, nil
-	}
-	return render(f.spec.Name, out), nil
+		return render(f.spec.Name, out), nil
+	}, nil
 }
 
 func (f *funcTool[In, Out]) invalid(err error) *Result {

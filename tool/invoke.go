@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -72,9 +71,22 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	call := func(ctx context.Context) (*Result, error) { return t.Call(ctx, args) }
+	if p, ok := t.(preparer); ok {
+		run, early, panicked := safePrepare(p, args)
+		switch {
+		case panicked:
+			return ErrorResult("tool %q panicked while reading its arguments", name)
+		case early != nil:
+			r := *early
+			return &r
+		}
+		call = run
+	}
+
 	// Buffered so an abandoned call can still deliver and exit.
 	done := make(chan outcome, 1)
-	go runCall(callCtx, t, name, args, onPanic, done)
+	go runCall(callCtx, call, name, onPanic, done)
 
 	var o outcome
 	select {
@@ -92,8 +104,9 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	case o.exited:
 		return ErrorResult("tool %q stopped without returning a result", name)
 	case o.err != nil || (o.res != nil && o.res.IsError):
-		// A failure caused by our deadline is reported as the timeout it is.
-		if errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		// A failure that follows our deadline or the caller's cancellation
+		// is reported as that cause, not as the tool's echo of ctx.Err().
+		if callCtx.Err() != nil {
 			return interrupted(ctx, spec, timeout)
 		}
 	}
@@ -113,7 +126,7 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 
 // runCall runs one call on its own goroutine, turning panics and Goexit
 // into an outcome.
-func runCall(ctx context.Context, t Tool, name string, args json.RawMessage, onPanic func(string, any, []byte), done chan<- outcome) {
+func runCall(ctx context.Context, call func(context.Context) (*Result, error), name string, onPanic func(string, any, []byte), done chan<- outcome) {
 	returned := false
 	defer func() {
 		if returned {
@@ -129,9 +142,27 @@ func runCall(ctx context.Context, t Tool, name string, args json.RawMessage, onP
 		}
 		done <- outcome{panicked: true, value: v}
 	}()
-	res, err := t.Call(ctx, args)
+	res, err := call(ctx)
 	returned = true
 	done <- outcome{res: res, err: err}
+}
+
+// preparer is implemented by tools (Func) that can check and decode their
+// arguments before the call proper, on the caller's goroutine. A non-nil
+// early result ends the call without running it.
+type preparer interface {
+	prepare(args json.RawMessage) (run func(context.Context) (*Result, error), early *Result)
+}
+
+// safePrepare runs prepare, reporting a panic instead of propagating it.
+func safePrepare(p preparer, args json.RawMessage) (run func(context.Context) (*Result, error), early *Result, panicked bool) {
+	defer func() {
+		if recover() != nil {
+			run, early, panicked = nil, nil, true
+		}
+	}()
+	run, early = p.prepare(args)
+	return run, early, false
 }
 
 // reportPanic calls the OnPanic hook, shielding Invoke from a hook that

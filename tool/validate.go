@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -77,20 +76,15 @@ func newValidator(s *jsonschema.Schema) (*Validator, error) {
 // Malformed JSON, a non-object and every schema violation yield a
 // *ValidationError.
 func (v *Validator) Validate(args json.RawMessage) error {
-	args = NormalizeArgs(args)
+	val, err := decodeArgs(NormalizeArgs(args))
+	if err != nil {
+		return err
+	}
 	if v.node != nil {
-		val, err := decodeArgs(args, true)
-		if err != nil {
-			return err
-		}
 		if verr := v.node.check(val); verr != nil {
 			return verr
 		}
 		return nil
-	}
-	val, err := decodeArgs(args, false)
-	if err != nil {
-		return err
 	}
 	if err := v.full.Validate(val); err != nil {
 		return fullError(err)
@@ -109,23 +103,15 @@ func NormalizeArgs(args json.RawMessage) json.RawMessage {
 	return t
 }
 
-// decodeArgs parses args into generic JSON values, numbers as json.Number
-// (useNumber) for the fast path so integers are judged exactly, or float64
-// for jsonschema-go, which expects encoding/json's default types.
-func decodeArgs(args json.RawMessage, useNumber bool) (any, error) {
+// decodeArgs parses args into generic JSON values (numbers as float64,
+// which both validation paths expect) and checks that they form an object.
+func decodeArgs(args json.RawMessage) (any, error) {
 	if string(args) == "{}" {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	if useNumber {
-		dec.UseNumber()
-	}
 	var val any
-	if err := dec.Decode(&val); err != nil {
+	if err := json.Unmarshal(args, &val); err != nil {
 		return nil, &ValidationError{Problem: "not valid JSON: " + jsonProblem(err)}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ValidationError{Problem: "not valid JSON: unexpected data after the argument object"}
 	}
 	if _, ok := val.(map[string]any); !ok {
 		return nil, &ValidationError{Problem: "want a JSON object, got " + typeWord(valueType(val))}
@@ -136,11 +122,11 @@ func decodeArgs(args json.RawMessage, useNumber bool) (any, error) {
 // jsonProblem describes a decoding error without echoing the input.
 func jsonProblem(err error) string {
 	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
+	if errors.As(err, &syn) {
+		if syn.Error() == "unexpected end of JSON input" {
+			return "the argument object is incomplete"
+		}
 		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(syn.Error(), "json: "), syn.Offset)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the argument object is incomplete"
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }

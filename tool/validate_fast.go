@@ -231,7 +231,7 @@ func intOr(p *int, def int) int {
 	return *p
 }
 
-// check validates a decoded JSON value (numbers as json.Number).
+// check validates a decoded JSON value (numbers as float64).
 func (n *node) check(v any) *ValidationError {
 	if n == nil {
 		return nil
@@ -250,7 +250,7 @@ func (n *node) check(v any) *ValidationError {
 		return &ValidationError{Problem: fmt.Sprintf("want %s, got %s", renderValue(*n.cnst), renderValue(v))}
 	}
 	switch x := v.(type) {
-	case json.Number:
+	case float64:
 		return n.checkNumber(x)
 	case string:
 		return n.checkString(x)
@@ -262,31 +262,22 @@ func (n *node) check(v any) *ValidationError {
 	return nil
 }
 
-func (n *node) checkNumber(x json.Number) *ValidationError {
-	if n.minimum == nil && n.maximum == nil && n.exclMin == nil && n.exclMax == nil {
+func (n *node) checkNumber(f float64) *ValidationError {
+	var op string
+	var b float64
+	switch {
+	case n.minimum != nil && !(f >= *n.minimum):
+		op, b = ">=", *n.minimum
+	case n.maximum != nil && !(f <= *n.maximum):
+		op, b = "<=", *n.maximum
+	case n.exclMin != nil && !(f > *n.exclMin):
+		op, b = ">", *n.exclMin
+	case n.exclMax != nil && !(f < *n.exclMax):
+		op, b = "<", *n.exclMax
+	default:
 		return nil
 	}
-	f, err := strconv.ParseFloat(string(x), 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return &ValidationError{Problem: "not a valid number"}
-	}
-	bound := func(b *float64, ok func(float64, float64) bool, op string) *ValidationError {
-		if b != nil && !ok(f, *b) {
-			return &ValidationError{Problem: fmt.Sprintf("want %s %s, got %s", op, fmtFloat(*b), clip(string(x), 32))}
-		}
-		return nil
-	}
-	for _, e := range []*ValidationError{
-		bound(n.minimum, func(a, b float64) bool { return a >= b }, ">="),
-		bound(n.maximum, func(a, b float64) bool { return a <= b }, "<="),
-		bound(n.exclMin, func(a, b float64) bool { return a > b }, ">"),
-		bound(n.exclMax, func(a, b float64) bool { return a < b }, "<"),
-	} {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return &ValidationError{Problem: fmt.Sprintf("want %s %s, got %s", op, fmtFloat(b), fmtFloat(f))}
 }
 
 func (n *node) checkString(x string) *ValidationError {
@@ -381,18 +372,14 @@ func (n *node) checkObject(x map[string]any) *ValidationError {
 	return bad
 }
 
-// valueType classifies a decoded value; integral numbers are tInteger.
+// valueType classifies a decoded value; integral numbers are tInteger, as
+// JSON Schema counts 1.0 as an integer.
 func valueType(v any) typeMask {
 	switch x := v.(type) {
 	case nil:
 		return tNull
 	case bool:
 		return tBoolean
-	case json.Number:
-		if isIntegral(string(x)) {
-			return tInteger
-		}
-		return tNumber
 	case float64:
 		if x == math.Trunc(x) && !math.IsInf(x, 0) {
 			return tInteger
@@ -406,16 +393,6 @@ func valueType(v any) typeMask {
 		return tObject
 	}
 	return 0
-}
-
-// isIntegral reports whether a JSON number literal denotes an integer; JSON
-// Schema counts 1.0 and 1e3 as integers.
-func isIntegral(lit string) bool {
-	if !strings.ContainsAny(lit, ".eE") {
-		return true
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	return err == nil && f == math.Trunc(f)
 }
 
 func typeWord(m typeMask) string {
@@ -474,13 +451,8 @@ func inEnum(enum []any, v any) bool {
 func jsonEqual(want, got any) bool {
 	switch w := want.(type) {
 	case float64:
-		n, ok := got.(json.Number)
-		if !ok {
-			f, ok := got.(float64)
-			return ok && f == w
-		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		return err == nil && f == w
+		f, ok := got.(float64)
+		return ok && f == w
 	case []any:
 		g, ok := got.([]any)
 		if !ok || len(g) != len(w) {
