@@ -32,8 +32,9 @@ func (w *Workspace) resolve(name, rel string) (string, error) {
 		}
 		cur := path.Join(append(append([]string{}, done...), comp)...)
 		fi, err := w.root.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			// The rest does not exist yet; nothing left to follow.
+		if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
+			// The rest does not exist yet (or a parent is a file, which the
+			// write will report); nothing left to follow.
 			done = append(done, comp)
 			done = append(done, pending...)
 			return cleanJoin(name, done)

@@ -279,7 +279,9 @@ func (w *Workspace) writeAtomic(rel string, data []byte, mode fs.FileMode) ([]st
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(dir, tempPrefix+path.Base(rel)+"-"+hex.EncodeToString(rnd[:]))
+	// The temporary name does not embed the target's: a 250-byte file
+	// name must not fail with ENAMETOOLONG on its temporary twin.
+	tmp := path.Join(dir, tempPrefix+hex.EncodeToString(rnd[:]))
 	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		w.removeDirs(created)

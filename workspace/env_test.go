@@ -1,0 +1,29 @@
+package workspace
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestScrubEnv(t *testing.T) {
+	in := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "TERM=xterm",
+		"OPENAI_API_KEY=sk-1", "ANTHROPIC_API_KEY=sk-2", "REIN_API_KEY=r",
+		"GITHUB_TOKEN=ghp", "GH_TOKEN=gh", "AWS_ACCESS_KEY_ID=A", "AWS_PROFILE=prod",
+		"AWS_SECRET_ACCESS_KEY=s", "my_password=p", "DB_PASSWD=p", "NPM_CONFIG__AUTH=x",
+		"SSH_AUTH_SOCK=/tmp/agent", "SESSION_COOKIE=c", "KUBECONFIG=/k", "DATABASE_URL=postgres://x",
+		"GOOGLE_APPLICATION_CREDENTIALS=/c.json", "HF_TOKEN=h",
+		"UPSTREAM=https://user:pw@example.com/repo", "MIRROR=https://example.com/repo",
+		"GOFLAGS=-mod=mod", "EDITOR=vi", "KEEP_ME_TOKEN=ok", "novalue", "=bad", "DUP=1", "DUP=2",
+	}
+	want := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "TERM=xterm",
+		"MIRROR=https://example.com/repo", "GOFLAGS=-mod=mod", "EDITOR=vi",
+		"KEEP_ME_TOKEN=ok", "DUP=2",
+	}
+	got := ScrubEnv(in, []string{"KEEP_ME_TOKEN"})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ScrubEnv (-want +got):\n%s", diff)
+	}
+}

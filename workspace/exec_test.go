@@ -1,0 +1,350 @@
+//go:build linux
+
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
+)
+
+// alive reports whether pid is a running (non-zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := bytes.Fields(b[i+1:])
+	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
+}
+
+// groupMembers returns the live pids whose process group is pgid.
+func groupMembers(pgid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		f := bytes.Fields(b[i+1:])
+		if len(f) > 2 && string(f[2]) == strconv.Itoa(pgid) && string(f[0]) != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+var pidLine = regexp.MustCompile(`(?m)^pid (\w+) (\d+)$`)
+
+// pidsIn extracts "pid NAME N" lines a test command printed.
+func pidsIn(t *testing.T, out string) map[string]int {
+	t.Helper()
+	m := map[string]int{}
+	for _, g := range pidLine.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(g[2])
+		m[g[1]] = n
+	}
+	return m
+}
+
+// waitDead polls briefly: a SIGKILLed process disappears asynchronously.
+func waitDead(pid int) bool {
+	for i := 0; i < 100; i++ {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+func TestExecTimeoutKillsTheWholeGroup(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.Auto} {
+		t.Run(string(mode), func(t *testing.T) {
+			ws, _ := openTemp(t, Options{Sandbox: mode})
+			// A grandchild in the background, a child that itself starts a
+			// background grandchild, a process that escaped the group with
+			// setsid, and the leader sleeping in the foreground.
+			cmd := `echo "pid leader $$"
+sleep 100 & echo "pid bg $!"
+bash -c 'sleep 100 & echo "pid grandchild $!"; sleep 100' & echo "pid child $!"
+setsid sleep 100 & echo "pid setsid $!"
+trap '' TERM
+sleep 100`
+			start := time.Now()
+			res, err := ws.Exec(context.Background(), ExecOptions{Command: cmd, Timeout: time.Second})
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if elapsed > 2*time.Second {
+				t.Errorf("Exec returned after %v, want within 2s", elapsed)
+			}
+			if !res.TimedOut {
+				t.Errorf("TimedOut = false; result %+v", res)
+			}
+			pids := pidsIn(t, res.Output)
+			if len(pids) != 5 {
+				t.Fatalf("want 5 pids in output, got %v:\n%s", pids, res.Output)
+			}
+			for name, pid := range pids {
+				if !waitDead(pid) {
+					t.Errorf("%s (pid %d) survived the timeout", name, pid)
+				}
+			}
+			if m := groupMembers(pids["leader"]); len(m) != 0 {
+				t.Errorf("group %d still has members %v", pids["leader"], m)
+			}
+		})
+	}
+}
+
+func TestExecSleepTimeout(t *testing.T) {
+	ws, _ := openTemp(t, Options{})
+	start := time.Now()
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: "sleep 100", Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second || d < time.Second {
+		t.Errorf("sleep 100 with a 1s timeout took %v", d)
+	}
+	if !res.TimedOut || res.ExitCode != -1 || res.Signal == "" {
+		t.Errorf("result = %+v; want timed out and killed by a signal", res)
+	}
+}
+
+func TestExecBackgroundJobDoesNotOutliveCommand(t *testing.T) {
+	ws, _ := openTemp(t, Options{})
+	start := time.Now()
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: `sleep 100 & echo "pid bg $!"; echo done`, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a background job holding stdout kept Exec waiting %v", d)
+	}
+	if res.TimedOut || res.ExitCode != 0 || !strings.Contains(res.Output, "done") {
+		t.Errorf("result = %+v", res)
+	}
+	pid := pidsIn(t, res.Output)["bg"]
+	if pid == 0 || !waitDead(pid) {
+		t.Errorf("background job %d survived", pid)
+	}
+}
+
+func TestExecCancellation(t *testing.T) {
+	ws, _ := openTemp(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := ws.Exec(ctx, ExecOptions{Command: `echo "pid leader $$"; sleep 100`, Timeout: time.Minute})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Exec = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+	if res.TimedOut {
+		t.Error("a cancellation is reported as a timeout")
+	}
+	if pid := pidsIn(t, res.Output)["leader"]; pid == 0 || !waitDead(pid) {
+		t.Errorf("leader %d survived cancellation (output %q)", pid, res.Output)
+	}
+}
+
+func TestExecOutputCap(t *testing.T) {
+	ws, _ := openTemp(t, Options{})
+	// 10 MB: a recognisable head, a filler, a recognisable tail.
+	cmd := `echo HEAD-MARK; head -c 10000000 /dev/zero | tr '\0' 'x'; echo; echo TAIL-MARK >&2`
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: cmd, MaxOutput: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.OutputBytes != int64(10000000+len("HEAD-MARK\n")+1+len("TAIL-MARK\n")) {
+		t.Errorf("Truncated=%v OutputBytes=%d", res.Truncated, res.OutputBytes)
+	}
+	if len(res.Output) > 64<<10+200 {
+		t.Errorf("kept %d bytes, want about 64 KiB", len(res.Output))
+	}
+	if !strings.HasPrefix(res.Output, "HEAD-MARK\n") || !strings.HasSuffix(res.Output, "TAIL-MARK\n") {
+		t.Errorf("head or tail lost: %q ... %q", res.Output[:20], res.Output[len(res.Output)-20:])
+	}
+	if !strings.Contains(res.Output, "bytes of output omitted") {
+		t.Error("no truncation marker")
+	}
+}
+
+func TestExecExitStatusAndDir(t *testing.T) {
+	ws, dir := openTemp(t, Options{})
+	if err := os.MkdirAll(filepath.Join(dir, "sub/deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, cmd, dir string
+		code           int
+		out            string
+	}{
+		{"exit code", "echo oops >&2; exit 3", "", 3, "oops\n"},
+		{"working dir", "pwd", "sub/deeper", 0, filepath.Join(dir, "sub/deeper") + "\n"},
+		{"stdin is empty", "cat; echo end", "", 0, "end\n"},
+		{"interleaved", "echo 1; echo 2 >&2; echo 3", "", 0, "1\n2\n3\n"},
+	}
+	for _, tt := range tests {
+		res, err := ws.Exec(context.Background(), ExecOptions{Command: tt.cmd, Dir: tt.dir})
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if res.ExitCode != tt.code || res.Output != tt.out {
+			t.Errorf("%s: exit %d output %q; want %d %q", tt.name, res.ExitCode, res.Output, tt.code, tt.out)
+		}
+	}
+	if _, err := ws.Exec(context.Background(), ExecOptions{Command: "true", Dir: "missing"}); err == nil {
+		t.Error("a missing working directory was accepted")
+	}
+	if _, err := ws.Exec(context.Background(), ExecOptions{Command: ""}); err == nil {
+		t.Error("an empty command was accepted")
+	}
+}
+
+func TestExecScrubsEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret-1")
+	t.Setenv("MY_SERVICE_TOKEN", "secret-2")
+	t.Setenv("DB_DSN", "postgres://u:secret-3@db/x")
+	t.Setenv("HARMLESS", "visible")
+	t.Setenv("ALLOWED_TOKEN", "allowed")
+	ws, _ := openTemp(t, Options{EnvAllow: []string{"ALLOWED_TOKEN"}})
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: "env", Env: []string{"EXPLICIT=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"sk-secret-1", "secret-2", "secret-3"} {
+		if strings.Contains(res.Output, secret) {
+			t.Errorf("secret %q reached the command", secret)
+		}
+	}
+	for _, want := range []string{"HARMLESS=visible", "ALLOWED_TOKEN=allowed", "EXPLICIT=1", "TMPDIR=", "PATH="} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("%s missing from the environment", want)
+		}
+	}
+	if strings.Contains(res.Output, "REIN_SANDBOX_EXEC") {
+		t.Error("the sandbox marker leaked into the command's environment")
+	}
+}
+
+// TestSandboxConfinesWrites is the Landlock acceptance test: the same
+// command writes inside the workspace and fails outside it.
+func TestSandboxConfinesWrites(t *testing.T) {
+	abi, err := sandbox.Available()
+	if err != nil {
+		t.Skipf("kernel lacks Landlock, the sandbox cannot be tested here: %v", err)
+	}
+	outside := t.TempDir()
+	for _, mode := range []sandbox.Mode{sandbox.Auto, sandbox.Required} {
+		t.Run(string(mode), func(t *testing.T) {
+			ws, dir := openTemp(t, Options{Sandbox: mode})
+			write := func(target string) ExecResult {
+				res, err := ws.Exec(context.Background(), ExecOptions{Command: `echo data > "` + target + `"`})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			in := write(filepath.Join(dir, "inside.txt"))
+			if in.ExitCode != 0 || !in.Sandboxed {
+				t.Errorf("inside write: %+v (ABI %d)", in, abi)
+			}
+			if got := readHost(t, filepath.Join(dir, "inside.txt")); got != "data\n" {
+				t.Errorf("inside.txt = %q", got)
+			}
+			out := write(filepath.Join(outside, "outside.txt"))
+			if out.ExitCode == 0 || !strings.Contains(out.Output, "Permission denied") {
+				t.Errorf("outside write was not refused: %+v", out)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "outside.txt")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("outside.txt exists: %v", err)
+			}
+			tmp := write("$TMPDIR/t")
+			if tmp.ExitCode != 0 {
+				t.Errorf("private temp write failed: %+v", tmp)
+			}
+			// Reading outside is allowed by default.
+			res, err := ws.Exec(context.Background(), ExecOptions{Command: "head -c 4 /etc/hostname >/dev/null && echo read-ok"})
+			if err != nil || !strings.Contains(res.Output, "read-ok") {
+				t.Errorf("read outside: %+v %v", res, err)
+			}
+		})
+	}
+}
+
+func TestSandboxReadableRestrictsReads(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("kernel lacks Landlock: %v", err)
+	}
+	secretDir := t.TempDir()
+	mustWrite(t, filepath.Join(secretDir, "s"), []byte("secret"))
+	ws, _ := openTemp(t, Options{SandboxReadable: []string{"/usr", "/bin", "/lib", "/lib64", "/etc"}})
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: "cat " + filepath.Join(secretDir, "s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 || strings.Contains(res.Output, "secret") {
+		t.Errorf("read outside the readable set succeeded: %+v", res)
+	}
+}
+
+func TestSandboxUnavailable(t *testing.T) {
+	missing := func() (int, error) { return 0, sandbox.ErrUnavailable }
+	t.Run("auto warns once", func(t *testing.T) {
+		var logged bytes.Buffer
+		ws, _ := openTemp(t, Options{Sandbox: sandbox.Auto, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+		ws.probe = missing
+		first, err := ws.Exec(context.Background(), ExecOptions{Command: "echo ran"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Sandboxed || first.Output != "ran\n" || !strings.Contains(first.Warning, "without a sandbox") {
+			t.Errorf("first run: %+v", first)
+		}
+		second, err := ws.Exec(context.Background(), ExecOptions{Command: "echo ran"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.Warning != "" {
+			t.Errorf("warned twice: %q", second.Warning)
+		}
+		if n := strings.Count(logged.String(), "without a sandbox"); n != 1 {
+			t.Errorf("logged the warning %d times, want once:\n%s", n, logged.String())
+		}
+	})
+	t.Run("required refuses", func(t *testing.T) {
+		ws, dir := openTemp(t, Options{Sandbox: sandbox.Required})
+		ws.probe = missing
+		_, err := ws.Exec(context.Background(), ExecOptions{Command: "touch ran"})
+		if !errors.Is(err, ErrSandboxUnavailable) || !strings.Contains(err.Error(), `"required"`) {
+			t.Errorf("Exec = %v; want a clear refusal", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); !errors.Is(err, os.ErrNotExist) {
+			t.Error("the command ran anyway")
+		}
+	})
+}
