@@ -64,7 +64,7 @@ func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) 
 			seen[tc.ID] = true
 		}
 		canon, problem := canonicalArgs(tc.Args)
-		if problem != "" {
+		if problem != "" || len(tc.Args) == 0 {
 			tc.Args = []byte(`{}`)
 		}
 		states = append(states, callState{call: *tc, canon: canon, problem: problem})

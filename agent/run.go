@@ -51,6 +51,12 @@ type run struct {
 	// the history: system prompt, instructions and tool specs.
 	fixedTokens int
 
+	// req, builder and streamErr serve the current model call; they live
+	// here so a call does not allocate them afresh.
+	req       model.Request
+	builder   model.Builder
+	streamErr error
+
 	step int
 	out  Outcome
 	// used is input+output tokens reported so far, for TokenBudget.
@@ -150,8 +156,11 @@ func (r *run) ctxOutcome() (OutcomeKind, error) {
 }
 
 // interruptedReason is the result text for calls cut short by the end of
-// the run.
-func (r *run) interruptedReason() string {
+// the run, stopErr being why the run is ending, if known.
+func (r *run) interruptedReason(stopErr error) string {
+	if errors.Is(stopErr, ErrJournal) && r.ctx.Err() == nil {
+		return "interrupted: the run stopped because its journal failed"
+	}
 	if kind, _ := r.ctxOutcome(); kind == Deadline {
 		return "interrupted: run deadline reached"
 	}
@@ -206,6 +215,9 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		r.out.Text = t
 	}
 	if err := r.emitMessage(); err != nil {
+		if len(states) > 0 {
+			return r.afterTurn(states, "", r.closeTurn(states, err))
+		}
 		return Failed, err, true
 	}
 	if len(states) == 0 {
@@ -234,42 +246,54 @@ func (r *run) historyBudget() int {
 
 // callModel streams one model call, yielding deltas as they arrive. It
 // returns the assembled response (partial on error) and the stream's error;
-// a stream without its stop event is model.ErrIncompleteStream.
+// a stream without its stop event is model.ErrIncompleteStream. The request
+// and builder live in the run and are reused from call to call: providers
+// must not keep the request after Stream returns.
 func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
-	req := r.a.cfg.Params
-	req.Model = r.a.cfg.Model
-	req.System = r.a.system
-	req.Messages = msgs
-	req.Tools = r.specs
-	var b model.Builder
-	var streamErr error
-	for ev, err := range r.a.cfg.Provider.Stream(r.ctx, &req) {
+	r.req = r.a.cfg.Params
+	r.req.Model = r.a.cfg.Model
+	r.req.System = r.a.system
+	r.req.Messages = msgs
+	r.req.Tools = r.specs
+	r.builder = model.Builder{}
+	r.streamErr = nil
+	for ev, err := range r.a.cfg.Provider.Stream(r.ctx, &r.req) {
 		if err != nil {
-			streamErr = err
+			r.streamErr = err
 			break
 		}
-		b.Add(ev)
-		var typ EventType
-		switch ev.Kind {
-		case model.EventTextDelta:
-			typ = EventTextDelta
-		case model.EventReasoningDelta:
-			typ = EventReasoningDelta
-		default:
-			continue
-		}
-		if ev.Text == "" {
-			continue
-		}
-		if err := r.emit(Event{Type: typ, Text: ev.Text}); err != nil {
-			streamErr = err
+		if !r.onModelEvent(ev) {
 			break
 		}
 	}
-	if streamErr == nil && !b.Stopped() {
-		streamErr = model.ErrIncompleteStream
+	if r.streamErr == nil && !r.builder.Stopped() {
+		r.streamErr = model.ErrIncompleteStream
 	}
-	return b.Response(), streamErr
+	r.req.Messages = nil // do not pin a compacted copy until the next call
+	return r.builder.Response(), r.streamErr
+}
+
+// onModelEvent folds one stream event into the answer and reports deltas.
+// It returns false when the run must stop (r.streamErr says why).
+func (r *run) onModelEvent(ev model.Event) bool {
+	r.builder.Add(ev)
+	var typ EventType
+	switch ev.Kind {
+	case model.EventTextDelta:
+		typ = EventTextDelta
+	case model.EventReasoningDelta:
+		typ = EventReasoningDelta
+	default:
+		return true
+	}
+	if ev.Text == "" {
+		return true
+	}
+	if err := r.emit(Event{Type: typ, Text: ev.Text}); err != nil {
+		r.streamErr = err
+		return false
+	}
+	return true
 }
 
 // account adds a call's usage to the run, calibrates the conversation's
@@ -282,7 +306,8 @@ func (r *run) account(u model.Usage, estimate int) error {
 	r.out.Usage.Add(u)
 	r.used += u.InputTokens + u.OutputTokens
 	r.c.ObserveUsage(u, estimate)
-	return r.emit(Event{Type: EventUsage, Usage: &u})
+	reported := u // only reported usage escapes to the heap
+	return r.emit(Event{Type: EventUsage, Usage: &reported})
 }
 
 // emitMessage reports the message just appended to the conversation.

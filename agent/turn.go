@@ -36,20 +36,29 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	if stopErr == nil {
 		r.execute(states)
 	}
-	interrupted := r.interruptedReason()
+	stopErr = r.closeTurn(states, stopErr)
+	return r.afterTurn(states, text, stopErr)
+}
+
+// closeTurn records the tool message: every call without a result (never
+// decided or never run because the run is ending) gets an interrupted one,
+// so the history stays valid for a resume. Then it reports the results and
+// the message; after a failure they still reach hooks and the consumer.
+// It returns stopErr, or the first reporting error.
+func (r *run) closeTurn(states []callState, stopErr error) error {
+	interrupted := ""
 	results := make([]model.ToolResult, len(states))
 	for i := range states {
 		st := &states[i]
-		if st.result.CallID == "" {
-			// No result yet (sanitizeAssistant guarantees every call an
-			// ID): never decided or never run because the run is ending.
+		if st.result.CallID == "" { // sanitizeAssistant gave every call an ID
+			if interrupted == "" {
+				interrupted = r.interruptedReason(stopErr)
+			}
 			st.result = errorResult(st, interrupted)
 		}
 		results[i] = st.result
 	}
 	r.c.Append(model.ToolResults(results...))
-	// The history is complete again; now report it. After a failure the
-	// remaining events still reach hooks and the consumer.
 	for i := range states {
 		if err := r.emit(Event{Type: EventToolResult, ToolResult: &states[i].result}); err != nil && stopErr == nil {
 			stopErr = err
@@ -58,7 +67,7 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	if err := r.emitMessage(); err != nil && stopErr == nil {
 		stopErr = err
 	}
-	return r.afterTurn(states, text, stopErr)
+	return stopErr
 }
 
 // afterTurn picks the outcome of a turn whose results are recorded.

@@ -97,6 +97,10 @@ func windowed(c *Conversation, msgs []model.Message, s, task int, keepTask bool)
 		kept++
 	}
 	omitted := n - kept
+	if omitted == 0 {
+		// The only cut that fits the rules keeps everything.
+		return msgs, nil, nil
+	}
 	marker := model.TextPart("[rein: " + strconv.Itoa(omitted) +
 		" earlier messages omitted to fit the context window]")
 	out := make([]model.Message, 0, kept+1)
