@@ -159,8 +159,11 @@ func requestID(h http.Header) string {
 // parse: the status text and the start of the body, on one line.
 func fallbackMessage(resp *http.Response, body []byte) string {
 	msg := http.StatusText(resp.StatusCode)
-	if msg == "" {
-		msg = "HTTP " + resp.Status
+	switch {
+	case resp.StatusCode == 529:
+		msg = "Overloaded" // Anthropic's (and others') nonstandard status
+	case msg == "":
+		msg = fmt.Sprintf("HTTP status %d", resp.StatusCode)
 	}
 	if ex := oneLine(string(body), maxExcerpt); ex != "" {
 		msg += ": " + ex

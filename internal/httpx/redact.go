@@ -13,7 +13,9 @@ const redacted = "[REDACTED]"
 const secretNames = `(?:[\w.\-]*(?:api[_\-]?key|apikey|password|passwd|secret|credential|authorization|cookie|session[_\-]?id)[\w.\-]*|[\w.\-]*token)`
 
 // redactions are applied in order; each keeps the context (names, quotes,
-// schemes) and replaces only the secret, so messages stay readable.
+// schemes) and replaces only the secret, so messages stay readable. Value
+// patterns never start with '[' so a later rule does not re-redact the
+// marker an earlier one left.
 var redactions = []struct {
 	re   *regexp.Regexp
 	repl string
@@ -24,11 +26,11 @@ var redactions = []struct {
 	// URL user info: https://user:pass@host.
 	{regexp.MustCompile(`(?i)([a-z][a-z0-9+.\-]*://)[^/\s:@]*:[^/\s@]*@`), "${1}" + redacted + "@"},
 	// Query parameters that carry keys: ?key=…&token=….
-	{regexp.MustCompile(`(?i)([?&](?:key|sig|signature|` + secretNames + `)=)[^&\s"'#]+`), "${1}" + redacted},
+	{regexp.MustCompile(`(?i)([?&](?:key|sig|signature|` + secretNames + `)=)[^&\s"'#\[][^&\s"'#]*`), "${1}" + redacted},
 	// Header or form style "Name: value" / "name=value", with an optional
 	// auth scheme word before the value (Authorization: Basic xyz).
 	{regexp.MustCompile(`(?i)(\b(?:x-api-key|api-key|x-goog-api-key|proxy-authorization|authorization|set-cookie|cookie|` +
-		secretNames + `)\s*[:=]\s*)(?:(?:bearer|basic|token|digest)\s+)?[^\s,;&"'}\]]+`), "${1}" + redacted},
+		secretNames + `)\s*[:=]\s*)(?:(?:bearer|basic|token|digest)\s+)?[^\s,;&"'}\]\[][^\s,;&"'}\]]*`), "${1}" + redacted},
 	// Bearer tokens anywhere.
 	{regexp.MustCompile(`(?i)\b(bearer\s+)[a-z0-9\-._~+/]+=*`), "${1}" + redacted},
 	// Well-known key formats: OpenAI/Anthropic sk-…, Google AIza…, GitHub,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -51,6 +52,9 @@ func FuzzDecoder(f *testing.F) {
 			got, err := decodeAll(r, fuzzMaxEvent)
 			if errClass(err) != errClass(wantErr) {
 				t.Fatalf("%s: error %v, whole read gave %v", name, err, wantErr)
+			}
+			if slices.Equal(want, got) {
+				continue
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("%s: events differ from a whole read (-want +got):\n%s", name, diff)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -136,6 +137,9 @@ func TestSplitInvariance(t *testing.T) {
 				}
 				for k := 0; k <= len(stream); k += step {
 					got, err := decodeAll(&splitReader{data: stream, k: k}, 0)
+					if slices.Equal(want, got) && err == io.EOF {
+						continue // cmp.Diff only on failure: it dominates the run time otherwise
+					}
 					if diff := cmp.Diff(want, got); diff != "" || err != io.EOF {
 						t.Fatalf("split at %d: err %v, events (-want +got):\n%s", k, err, diff)
 					}
@@ -201,7 +205,8 @@ func TestTruncatedRecording(t *testing.T) {
 	want, _ := decodeAll(bytes.NewReader(stream), 0)
 	for k := 0; k < len(stream); k++ {
 		got, err := decodeAll(bytes.NewReader(stream[:k]), 0)
-		if diff := cmp.Diff(want[:len(got)], got, cmpopts.EquateEmpty()); diff != "" {
+		if len(got) > len(want) || !slices.Equal(want[:len(got)], got) {
+			diff := cmp.Diff(want[:min(len(got), len(want))], got, cmpopts.EquateEmpty())
 			t.Fatalf("cut at %d: events are not a prefix (-want +got):\n%s", k, diff)
 		}
 		atBoundary := k == 0 || bytes.HasSuffix(stream[:k], []byte("\n\n"))

@@ -1,0 +1,69 @@
+package httpx
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"plain message", "plain message"},
+		{"Authorization: Bearer abc.def-123", "Authorization: [REDACTED]"},
+		{"authorization=Basic dXNlcjpwYXNz", "authorization=[REDACTED]"},
+		{"got bearer eyJhbGciOi.payload.sig= from header", "got bearer [REDACTED] from header"},
+		{"Incorrect API key provided: sk-proj-abc123XYZ_-789.", "Incorrect API key provided: [REDACTED]."},
+		{"key sk-ant-api03-AAAAAAAA-bbbb", "key [REDACTED]"},
+		{"x-api-key: sk-ant-xyz123456", "x-api-key: [REDACTED]"},
+		{"X-Api-Key=secretvalue, next", "X-Api-Key=[REDACTED], next"},
+		{`{"api_key":"abc123","model":"m"}`, `{"api_key":"[REDACTED]","model":"m"}`},
+		{`{"apiKey": "abc123"}`, `{"apiKey": "[REDACTED]"}`},
+		{`{"password" : "hunter2", "user":"bob"}`, `{"password" : "[REDACTED]", "user":"bob"}`},
+		{`{"access_token":"t0k","token":"t1k","refresh_token":"t2k"}`, `{"access_token":"[REDACTED]","token":"[REDACTED]","refresh_token":"[REDACTED]"}`},
+		{`{"client_secret":"s3"}`, `{"client_secret":"[REDACTED]"}`},
+		{`error: {\"api_key\":\"abc123\"}`, `error: {\"api_key\":\"[REDACTED]\"}`},
+		{`{"token":""}`, `{"token":"[REDACTED]"}`},
+		{"https://user:p4ss@host/v1", "https://[REDACTED]@host/v1"},
+		{"GET https://host/v1?key=AIzaSyA-1234&alt=sse", "GET https://host/v1?key=[REDACTED]&alt=sse"},
+		{"https://host/v1?alt=sse&access_token=xyz", "https://host/v1?alt=sse&access_token=[REDACTED]"},
+		{"Cookie: session=abc; other=1", "Cookie: [REDACTED]; other=1"},
+		{"password=hunter2&user=bob", "password=[REDACTED]&user=bob"},
+		{"AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI in url", "[REDACTED] in url"},
+		{"ghp_abcdefghijklmnopqrstuvwxyz0123 leaked", "[REDACTED] leaked"},
+		{"AKIAIOSFODNN7EXAMPLE", "[REDACTED]"},
+		// Counts and ordinary prose must survive, they are the useful part
+		// of provider errors.
+		{"max_tokens: 100000 > 8192, which is the maximum allowed", "max_tokens: 100000 > 8192, which is the maximum allowed"},
+		{`{"max_tokens":4096,"prompt_tokens":10}`, `{"max_tokens":4096,"prompt_tokens":10}`},
+		{"prompt is too long: 210000 tokens > 200000 maximum", "prompt is too long: 210000 tokens > 200000 maximum"},
+		{"invalid x-api-key", "invalid x-api-key"},
+		{"ask-me task-force", "ask-me task-force"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestRedactHidesKnownSecrets embeds secrets in noisy text and checks none
+// survives, whatever the surrounding shape.
+func TestRedactHidesKnownSecrets(t *testing.T) {
+	secrets := []string{"sk-live-0123456789abcdef", "hunter2hunter2", "eyJhbGciOiJIUzI1NiJ9"}
+	shapes := []string{
+		"Authorization: Bearer %s",
+		`{"error":{"message":"bad","api_key":"%s"}}`,
+		"x-api-key=%s",
+		"https://u:%s@h/",
+		"?token=%s",
+		`"password":"%s"`,
+	}
+	for _, shape := range shapes {
+		for _, s := range secrets {
+			in := "prefix " + strings.Replace(shape, "%s", s, 1) + " suffix"
+			if got := Redact(in); strings.Contains(got, s) {
+				t.Errorf("Redact(%q) = %q still contains the secret", in, got)
+			}
+		}
+	}
+}
