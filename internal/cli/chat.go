@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/model"
+)
+
+const chatHelp = `Type a message and press Enter. Commands:
+  /help   show this help
+  /clear  start a new conversation
+  /usage  show the tokens used in this session
+  /exit   quit (or press Ctrl-D)
+Ctrl-C cancels the answer in progress.`
+
+func (a *App) chatCommand() *cobra.Command {
+	var flags commonFlags
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Start an interactive session",
+		Long: `Start an interactive, line-oriented session: each line you type is a turn.
+Answers stream as they arrive and tool activity is shown on stderr; the
+conversation carries over between turns. Ctrl-C cancels the turn in progress,
+Ctrl-D or /exit quits. Works with piped stdin too.
+
+` + chatHelp,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.chat(cmd.Context(), &flags)
+		},
+	}
+	flags.register(cmd.Flags())
+	return cmd
+}
+
+// chatSession is the state of one `rein chat`.
+type chatSession struct {
+	app   *App
+	cfg   *config.Config
+	ex    *explainer
+	agent *agent.Agent
+	conv  *agent.Conversation
+	// interactive is set when stdin is a terminal: prompts and the banner
+	// are shown only then, so piped sessions produce clean output.
+	interactive bool
+	usage       model.Usage
+	turns       int
+	// status is the exit code the session ends with: that of the last
+	// turn, where a turn the user cancelled counts as success.
+	status int
+}
+
+// chat is `rein chat`.
+func (a *App) chat(ctx context.Context, flags *commonFlags) error {
+	cfg, _, err := a.load(flags)
+	if err != nil {
+		return a.fail(err, nil)
+	}
+	ex := newExplainer(cfg.Model)
+	ag, err := newAgent(cfg)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	s := &chatSession{
+		app: a, cfg: cfg, ex: ex, agent: ag,
+		conv:        agent.NewConversation(""),
+		interactive: isTerminal(a.Stdin),
+	}
+	if s.interactive {
+		fmt.Fprintf(a.Stderr, "rein chat: %s at %s. /help for commands, Ctrl-D to quit.\n", modelName(cfg), ex.endpoint)
+	}
+	code := s.loop(ctx, readLines(a.Stdin))
+	if code != ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// loop reads lines until EOF, /exit or SIGTERM and returns the exit code.
+func (s *chatSession) loop(ctx context.Context, lines <-chan inputLine) int {
+	a := s.app
+	for {
+		s.prompt()
+		select {
+		case <-ctx.Done():
+			return ExitInterrupted
+		case sig := <-a.Interrupts:
+			if sig == syscall.SIGTERM {
+				fmt.Fprintln(a.Stderr, "rein: terminated")
+				return ExitInterrupted
+			}
+			fmt.Fprintln(a.Stderr, "\n(type /exit or press Ctrl-D to quit)")
+		case in, ok := <-lines:
+			if !ok {
+				if s.interactive {
+					fmt.Fprintln(a.Stderr)
+				}
+				return s.status
+			}
+			if in.err != nil {
+				fmt.Fprintf(a.Stderr, "rein: %v\n", in.err)
+				continue
+			}
+			if quit, code := s.handle(ctx, in.text); quit {
+				return code
+			}
+		}
+	}
+}
+
+func (s *chatSession) prompt() {
+	if s.interactive {
+		fmt.Fprint(s.app.Stderr, "› ")
+	}
+}
+
+// handle runs one input line; quit reports that the session is over with
+// exit code code.
+func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code int) {
+	line = strings.TrimSpace(line)
+	a := s.app
+	switch {
+	case line == "":
+		return false, 0
+	case line == "/exit" || line == "/quit":
+		return true, s.status
+	case line == "/help":
+		fmt.Fprintln(a.Stderr, chatHelp)
+	case line == "/clear":
+		s.conv = agent.NewConversation("")
+		fmt.Fprintln(a.Stderr, "(new conversation)")
+	case line == "/usage":
+		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
+	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
+		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands\n", line)
+	default:
+		return s.turn(ctx, line)
+	}
+	return false, 0
+}
+
+// turn runs one model turn. SIGINT cancels the turn only; SIGTERM or a
+// second interrupt ends the session.
+func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code int) {
+	a := s.app
+	r := &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
+	var (
+		out    *agent.Outcome
+		runErr error
+	)
+	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+		out, runErr = drain(s.agent.Run(ctx, s.conv, input), r.event)
+	})
+	if forced {
+		fmt.Fprintln(a.Stderr, "rein: interrupted")
+		return true, ExitInterrupted
+	}
+	r.finish(out, "")
+	s.turns++
+	if out != nil {
+		s.usage.Add(out.Usage)
+	}
+	switch {
+	case sig == syscall.SIGTERM:
+		fmt.Fprintln(a.Stderr, "rein: terminated")
+		return true, ExitInterrupted
+	case sig != nil:
+		// The agent gave every pending call a result, so the conversation
+		// is still valid and the next turn continues it.
+		fmt.Fprintln(a.Stderr, "^C turn cancelled")
+		s.status = ExitOK
+		return false, 0
+	case ctx.Err() != nil:
+		return true, ExitInterrupted
+	}
+	s.status = s.report(out, runErr)
+	return false, 0
+}
+
+// report prints why a turn ended short of Complete and returns the exit
+// code it stands for.
+func (s *chatSession) report(out *agent.Outcome, runErr error) int {
+	if out != nil && out.Kind == agent.Complete {
+		return ExitOK
+	}
+	problem := ""
+	if out == nil || out.Kind == agent.Failed {
+		if runErr == nil && out != nil {
+			runErr = fmt.Errorf("%s", out.Err)
+		}
+		if runErr == nil {
+			runErr = fmt.Errorf("the turn ended without an outcome")
+		}
+		problem = s.ex.errorLine(runErr)
+	} else {
+		problem = s.ex.outcomeLine(out, s.cfg)
+	}
+	fmt.Fprintf(s.app.Stderr, "rein: %s\n", problem)
+	if out == nil {
+		return ExitFailed
+	}
+	return exitCode(out.Kind)
+}
+
+func modelName(cfg *config.Config) string {
+	if cfg.Model.Model != "" {
+		return cfg.Model.Model
+	}
+	return "the server's model"
+}
+
+// isTerminal reports whether r is a character device (a terminal).
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

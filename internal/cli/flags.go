@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/reinharness/rein/config"
+)
+
+// Output formats of `rein run`.
+const (
+	formatText       = "text"
+	formatJSON       = "json"
+	formatStreamJSON = "stream-json"
+)
+
+// commonFlags are the model, workspace and limit flags shared by run and
+// chat. Only flags the user actually set override the configuration.
+type commonFlags struct {
+	fs *pflag.FlagSet
+
+	endpoint, apiKey, model, provider string
+	workspace, configFile, system     string
+	maxSteps                          int
+	timeout                           time.Duration
+}
+
+func (f *commonFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "model server base URL (default "+config.DefaultOpenAIEndpoint+", llama.cpp)")
+	fs.StringVarP(&f.apiKey, "api-key", "k", "", "API key (default: $REIN_API_KEY, then $OPENAI_API_KEY or $ANTHROPIC_API_KEY by provider)")
+	fs.StringVarP(&f.model, "model", "m", "", "model name (default: the server's choice)")
+	fs.StringVar(&f.provider, "provider", "", "wire protocol: openai (any OpenAI-compatible server) or anthropic (default openai)")
+	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the current directory)")
+	fs.StringVar(&f.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	fs.StringVar(&f.system, "system", "", "system prompt")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
+	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
+}
+
+// settings returns the flags the user set, as a configuration layer.
+func (f *commonFlags) settings() config.Settings {
+	var s config.Settings
+	changed := f.fs.Changed
+	if changed("endpoint") {
+		s.Endpoint = new(f.endpoint)
+	}
+	if changed("api-key") {
+		s.APIKey = new(f.apiKey)
+	}
+	if changed("model") {
+		s.Model = new(f.model)
+	}
+	if changed("provider") {
+		s.Provider = new(f.provider)
+	}
+	if changed("system") {
+		s.SystemPrompt = new(f.system)
+	}
+	if changed("max-steps") {
+		s.MaxSteps = new(f.maxSteps)
+	}
+	if changed("timeout") {
+		s.Timeout = new(f.timeout)
+	}
+	return s
+}
+
+// load resolves the workspace and loads the configuration. Bad flag values
+// are usage errors; broken files and environment are failures.
+func (a *App) load(f *commonFlags) (*config.Config, string, error) {
+	ws, err := a.workspace(f.workspace)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := config.Load(config.LoadOptions{
+		Workspace: ws,
+		File:      f.configFile,
+		Flags:     f.settings(),
+		Getenv:    a.Getenv,
+	})
+	if errors.Is(err, config.ErrInvalidFlag) {
+		return nil, "", &usageError{msg: err.Error()}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	return cfg, ws, nil
+}
+
+// workspace returns the absolute workspace directory, checking it exists.
+func (a *App) workspace(dir string) (string, error) {
+	if dir == "" {
+		wd, err := a.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("cannot determine the current directory (%v); pass -C DIR", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usagef("-C %s: %v", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", usagef("-C %s: no such directory; pass an existing workspace directory", dir)
+	case err != nil:
+		return "", usagef("-C %s: %v", dir, errors.Unwrap(err))
+	case !fi.IsDir():
+		return "", usagef("-C %s: not a directory; pass the workspace directory", dir)
+	}
+	return abs, nil
+}
+
+// validateFormat checks --output-format.
+func validateFormat(format string) error {
+	switch format {
+	case formatText, formatJSON, formatStreamJSON:
+		return nil
+	}
+	return usagef("--output-format must be text, json or stream-json (got %q)", format)
+}
+
+// noArgs is cobra.NoArgs with a one-line usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments (got %q); see 'rein %s --help'", cmd.Name(), args[0], cmd.Name())
+	}
+	return nil
+}

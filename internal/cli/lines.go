@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// maxChatLine bounds one line of chat input; a longer line is skipped with
+// an error rather than buffered without limit.
+const maxChatLine = 1 << 20
+
+// inputLine is one line read from the chat's input, or an error about it.
+type inputLine struct {
+	text string
+	err  error
+}
+
+// readLines reads r line by line in a goroutine, so the session can wait
+// for input and for interrupts at the same time. The channel is unbuffered:
+// the reader runs at most one line ahead of the session. It is closed at
+// EOF or on a read error (reported first). The goroutine ends with the
+// input; for a terminal that is when the process exits.
+func readLines(r io.Reader) <-chan inputLine {
+	ch := make(chan inputLine)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br)
+			switch {
+			case tooLong:
+				ch <- inputLine{err: fmt.Errorf("input line longer than %d KiB ignored", maxChatLine>>10)}
+			case line != "" || err == nil:
+				ch <- inputLine{text: line}
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					ch <- inputLine{err: fmt.Errorf("reading input: %w", err)}
+				}
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// readLine returns the next line without its line ending. A line over
+// maxChatLine is consumed and reported as tooLong. err is io.EOF at the end
+// of the input (line may still hold a final unterminated line).
+func readLine(br *bufio.Reader) (line string, tooLong bool, err error) {
+	var buf bytes.Buffer
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if buf.Len()+len(chunk) > maxChatLine+2 { // room for "\r\n"
+				tooLong = true
+				buf.Reset()
+			} else {
+				buf.Write(chunk)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return "", true, err
+		}
+		return strings.TrimRight(buf.String(), "\r\n"), false, err
+	}
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reinharness/rein/agent"
+)
+
+// renderer shows one run in an output format. event is called for every
+// agent event in order, finish once at the end with the outcome (nil if the
+// run never completed) and the explanation of anything short of success
+// ("" on success). Renderers are used from one goroutine.
+type renderer interface {
+	event(ev agent.Event)
+	finish(out *agent.Outcome, problem string)
+}
+
+func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) renderer {
+	switch format {
+	case formatJSON:
+		return &jsonRenderer{w: stdout, ex: ex}
+	case formatStreamJSON:
+		return &streamRenderer{w: stdout, ex: ex}
+	}
+	return &textRenderer{out: stdout, err: stderr, ex: ex}
+}
+
+// textRenderer streams the assistant's text to stdout as it arrives and
+// shows tool activity compactly on stderr, one line per call and result.
+type textRenderer struct {
+	out, err io.Writer
+	ex       *explainer
+	// midLine is set while stdout holds text not yet ended by a newline.
+	midLine bool
+}
+
+// maxToolLine bounds the runes of a tool call's arguments or result shown.
+const maxToolLine = 160
+
+func (r *textRenderer) event(ev agent.Event) {
+	switch ev.Type {
+	case agent.EventTextDelta:
+		if ev.Text == "" {
+			return
+		}
+		io.WriteString(r.out, r.ex.scrub(ev.Text))
+		r.midLine = !strings.HasSuffix(ev.Text, "\n")
+	case agent.EventToolCall:
+		if ev.ToolCall == nil {
+			return
+		}
+		r.endLine()
+		fmt.Fprintf(r.err, "→ %s %s\n", ev.ToolCall.Name, r.ex.scrub(compactLine(compactJSON(ev.ToolCall.Args))))
+	case agent.EventToolResult:
+		if ev.ToolResult == nil {
+			return
+		}
+		prefix := "← "
+		if ev.ToolResult.IsError {
+			prefix = "← error: "
+		}
+		fmt.Fprintf(r.err, "%s%s\n", prefix, r.ex.scrub(compactLine(ev.ToolResult.Content)))
+	}
+}
+
+// endLine ends a partial line of assistant text, so tool lines and the
+// shell prompt start on a line of their own.
+func (r *textRenderer) endLine() {
+	if r.midLine {
+		io.WriteString(r.out, "\n")
+		r.midLine = false
+	}
+}
+
+func (r *textRenderer) finish(_ *agent.Outcome, _ string) { r.endLine() }
+
+// jsonRenderer prints one object when the run ends.
+type jsonRenderer struct {
+	w         io.Writer
+	ex        *explainer
+	sessionID string
+}
+
+// jsonResult is the `--output-format json` object (public contract).
+type jsonResult struct {
+	SessionID string    `json:"session_id"`
+	Outcome   string    `json:"outcome"`
+	Text      string    `json:"text"`
+	Steps     int       `json:"steps"`
+	Usage     jsonUsage `json:"usage"`
+	ToolCalls int       `json:"tool_calls"`
+	Error     string    `json:"error,omitempty"`
+}
+
+type jsonUsage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+func (r *jsonRenderer) event(ev agent.Event) {
+	if r.sessionID == "" {
+		r.sessionID = ev.RunID
+	}
+}
+
+func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
+	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem}
+	if out != nil {
+		res.Outcome = string(out.Kind)
+		res.Text = out.Text
+		res.Steps = out.Steps
+		res.ToolCalls = out.ToolCalls
+		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
+	}
+	writeJSONLine(r.w, r.ex, res)
+}
+
+// streamRenderer prints every agent event as one JSON line.
+type streamRenderer struct {
+	w  io.Writer
+	ex *explainer
+}
+
+func (r *streamRenderer) event(ev agent.Event) {
+	if ev.Err != "" {
+		ev.Err = r.ex.scrub(ev.Err)
+	}
+	writeJSONLine(r.w, r.ex, ev)
+}
+
+func (r *streamRenderer) finish(*agent.Outcome, string) {}
+
+// writeJSONLine writes v as one line of JSON with secrets scrubbed.
+func writeJSONLine(w io.Writer, ex *explainer, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Every value rendered here is plain data; an encoding failure is
+		// a bug worth surfacing in the stream itself.
+		fmt.Fprintf(w, "{\"type\":\"error\",\"error\":%q}\n", err.Error())
+		return
+	}
+	io.WriteString(w, ex.scrub(buf.String()))
+}
+
+// compactJSON re-encodes raw JSON without insignificant whitespace.
+func compactJSON(raw []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// compactLine keeps the first line of s, cut to maxToolLine runes, with an
+// ellipsis when anything was left out.
+func compactLine(s string) string {
+	s = strings.TrimSpace(s)
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s, cut = strings.TrimSpace(s[:i]), true
+	}
+	if utf8.RuneCountInString(s) > maxToolLine {
+		s, cut = string([]rune(s)[:maxToolLine]), true
+	}
+	if cut {
+		s += " …"
+	}
+	return s
+}

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+)
+
+// maxStdinPrompt bounds a prompt read from stdin ("rein run -").
+const maxStdinPrompt = 16 << 20
+
+func (a *App) runCommand() *cobra.Command {
+	var (
+		flags  commonFlags
+		format string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one task headless and exit (PROMPT - reads stdin)",
+		Long: `Run one task to completion without interaction and exit.
+
+The answer streams to stdout; tool activity is shown on stderr. With
+--output-format json rein prints one object at the end; with stream-json, one
+JSON object per event. PROMPT "-" reads the prompt from stdin.
+
+Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
+4 blocked, 130 interrupted.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch len(args) {
+			case 1:
+				return nil
+			case 0:
+				return usagef("missing PROMPT: rein run [flags] PROMPT (use - to read it from stdin)")
+			}
+			return usagef("expected one PROMPT argument, got %d: quote the prompt, e.g. rein run \"what is 2+2\"", len(args))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.run(cmd.Context(), &flags, format, args[0])
+		},
+	}
+	flags.register(cmd.Flags())
+	cmd.Flags().StringVar(&format, "output-format", formatText, "output format: text, json or stream-json")
+	return cmd
+}
+
+// run is `rein run`.
+func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string) error {
+	if err := validateFormat(format); err != nil {
+		return err
+	}
+	prompt, err := a.readPrompt(prompt)
+	if err != nil {
+		return err
+	}
+	cfg, _, err := a.load(flags)
+	if err != nil {
+		return a.fail(err, nil)
+	}
+	ex := newExplainer(cfg.Model)
+	ag, err := newAgent(cfg)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	conv := agent.NewConversation("")
+	var (
+		out    *agent.Outcome
+		runErr error
+	)
+	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+		out, runErr = drain(ag.Run(ctx, conv, prompt), r.event)
+	})
+	if forced {
+		fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)
+		return &exitError{code: ExitInterrupted}
+	}
+	return a.report(r, ex, cfg, out, runErr, sig)
+}
+
+// report finishes the output of a run and returns its exit status.
+func (a *App) report(r renderer, ex *explainer, cfg *config.Config, out *agent.Outcome, runErr error, sig os.Signal) error {
+	problem := ""
+	switch {
+	case sig != nil:
+		problem = "interrupted"
+	case out == nil || out.Kind == agent.Failed:
+		if runErr == nil && out != nil {
+			runErr = errors.New(out.Err)
+		}
+		if runErr == nil {
+			runErr = errors.New("the run ended without an outcome")
+		}
+		problem = ex.errorLine(runErr)
+	default:
+		problem = ex.outcomeLine(out, cfg)
+	}
+	r.finish(out, problem)
+	if problem != "" {
+		fmt.Fprintf(a.Stderr, "rein: %s\n", problem)
+	}
+	switch {
+	case sig != nil:
+		return &exitError{code: ExitInterrupted}
+	case out == nil:
+		return &exitError{code: ExitFailed}
+	case out.Kind == agent.Complete:
+		return nil
+	}
+	return &exitError{code: exitCode(out.Kind)}
+}
+
+// fail prints a setup error (configuration, provider) as one line and
+// returns exit status 1; usage errors pass through to exit 2.
+func (a *App) fail(err error, ex *explainer) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	line := oneLine(err.Error())
+	if ex != nil {
+		line = ex.scrub(line)
+	}
+	fmt.Fprintf(a.Stderr, "rein: %s\n", line)
+	return &exitError{code: ExitFailed}
+}
+
+// readPrompt returns the prompt, reading stdin for "-".
+func (a *App) readPrompt(arg string) (string, error) {
+	if arg != "-" {
+		if strings.TrimSpace(arg) == "" {
+			return "", usagef("the PROMPT is empty: rein run [flags] PROMPT")
+		}
+		return arg, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(a.Stdin, maxStdinPrompt+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the prompt from stdin: %w", err)
+	}
+	if len(data) > maxStdinPrompt {
+		return "", usagef("the prompt on stdin is larger than %d MiB", maxStdinPrompt>>20)
+	}
+	prompt := strings.TrimSpace(string(data))
+	if prompt == "" {
+		return "", usagef("the prompt on stdin is empty: pipe the task into rein run -")
+	}
+	return prompt, nil
+}
+
+// drain consumes a run, passing every event to show, and returns the
+// outcome from session.completed with the run's typed error.
+func drain(seq func(func(agent.Event, error) bool), show func(agent.Event)) (*agent.Outcome, error) {
+	var (
+		out    *agent.Outcome
+		runErr error
+	)
+	for ev, err := range seq {
+		show(ev)
+		if err != nil {
+			runErr = err
+		}
+		if ev.Type == agent.EventSessionCompleted && ev.Outcome != nil {
+			out = ev.Outcome
+		}
+	}
+	return out, runErr
+}
+
+// interruptible runs fn with a context that the first interrupt cancels,
+// and waits for fn to wind down. A second interrupt stops waiting: forced
+// is then true and fn is abandoned (the process is about to exit). sig is
+// the first interrupt received, nil if none.
+func (a *App) interruptible(ctx context.Context, fn func(ctx context.Context)) (sig os.Signal, forced bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx)
+	}()
+	for {
+		select {
+		case <-done:
+			return sig, false
+		case s := <-a.Interrupts:
+			if sig != nil {
+				return sig, true
+			}
+			sig = s
+			cancel()
+		}
+	}
+}

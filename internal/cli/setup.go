@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/anthropic"
+	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/tools/basic"
+)
+
+// newProvider builds the model provider the configuration selects.
+func newProvider(m config.ModelConfig) (model.Provider, error) {
+	switch m.Provider {
+	case config.ProviderAnthropic:
+		if m.Model == "" {
+			return nil, fmt.Errorf("the anthropic provider needs a model name: pass --model (for example claude-sonnet-4-5) or set model.model in the config")
+		}
+		return anthropic.New(anthropic.Config{
+			BaseURL:       m.Endpoint,
+			APIKey:        m.APIKey.Reveal(),
+			Model:         m.Model,
+			MaxTokens:     m.MaxTokens,
+			ContextWindow: m.ContextWindow,
+		})
+	case config.ProviderOpenAI:
+		return openai.New(openai.Config{
+			BaseURL:       m.Endpoint,
+			APIKey:        m.APIKey.Reveal(),
+			Model:         m.Model,
+			ContextWindow: m.ContextWindow,
+		})
+	}
+	// config.Load validates the provider; this guards future additions.
+	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
+}
+
+// newAgent wires the configured provider, the built-in tools and the limits
+// into an agent.
+func newAgent(cfg *config.Config) (*agent.Agent, error) {
+	p, err := newProvider(cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := tool.NewSet(basic.Tools()...)
+	if err != nil {
+		return nil, fmt.Errorf("building the built-in tools: %w", err)
+	}
+	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens}
+	return agent.New(agent.Config{
+		Provider:       p,
+		Model:          cfg.Model.Model,
+		System:         cfg.Agent.SystemPrompt,
+		Params:         params,
+		Tools:          tools,
+		MaxSteps:       cfg.Agent.MaxSteps,
+		Timeout:        cfg.Agent.Timeout,
+		TokenBudget:    cfg.Agent.TokenBudget,
+		MaxParallel:    cfg.Agent.MaxParallelTools,
+		ToolTimeout:    cfg.Agent.ToolTimeout,
+		MaxResultBytes: cfg.Agent.MaxResultBytes,
+		ContextWindow:  cfg.Model.ContextWindow,
+	})
+}
