@@ -230,7 +230,11 @@ func (d *Decoder) readLine() ([]byte, error) {
 		if err := d.fill(); err != nil {
 			return nil, err
 		}
-		if !d.started && (d.end-d.start >= len(utf8BOM) || d.readErr != nil) {
+		// Wait for enough bytes to tell whether a BOM starts the stream,
+		// but only while what arrived could still be one: a live stream
+		// must not stall on its first short line.
+		if !d.started && (d.end-d.start >= len(utf8BOM) || d.readErr != nil ||
+			!bytes.HasPrefix(utf8BOM, d.buf[d.start:d.end])) {
 			d.started = true
 			if bytes.HasPrefix(d.buf[d.start:d.end], utf8BOM) {
 				d.start += len(utf8BOM)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -306,5 +307,38 @@ func TestSteadyStateAllocations(t *testing.T) {
 	}
 	if allocs > 20 {
 		t.Errorf("%.0f allocations to decode %d events, want a small constant", allocs, events)
+	}
+}
+
+// TestLiveStreamDoesNotWaitForMoreBytes: on a live connection each event
+// must come out as soon as its blank line arrives, also when that line ends
+// in a CR whose possible LF has not been sent yet.
+func TestLiveStreamDoesNotWaitForMoreBytes(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	d := NewDecoder(pr)
+	for _, tc := range []struct{ write, want string }{
+		{"data: 1\n\n", "1"},
+		{"data: 2\r\r", "2"},
+		{"\ndata: 3\r\n\r", "3"}, // the leading LF completes the previous CR
+	} {
+		go pw.Write([]byte(tc.write))
+		got := make(chan string, 1)
+		go func() {
+			ev, err := d.Next()
+			if err != nil {
+				got <- "error: " + err.Error()
+				return
+			}
+			got <- string(ev.Data)
+		}()
+		select {
+		case g := <-got:
+			if g != tc.want {
+				t.Fatalf("after writing %q: got %q, want %q", tc.write, g, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("after writing %q: Next is still waiting for more bytes", tc.write)
+		}
 	}
 }
