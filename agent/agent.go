@@ -109,7 +109,8 @@ type Config struct {
 
 // Hook observes a run. OnEvent is called synchronously on the run's
 // goroutine for every event, in order, after the Journal accepted it, so it
-// should return quickly. A hook can never break a run: a panic is recovered
+// should return quickly. Its ctx carries the caller's values but not its
+// cancellation, so the closing events of a cancelled run can be exported. A hook can never break a run: a panic is recovered
 // and counted (see Agent.HookPanics). Hooks shared by concurrent runs must
 // be safe for concurrent use.
 type Hook interface {
@@ -124,7 +125,9 @@ func (f HookFunc) OnEvent(ctx context.Context, ev Event) { f(ctx, ev) }
 
 // Journal durably records a run. Append is called synchronously for every
 // event before hooks and the caller see it; a tool.call event is appended
-// before its tool runs and tool.result after. An error ends the run Failed
+// before its tool runs and tool.result after. Its ctx carries the caller's
+// values but not its cancellation: a cancelled run's interrupted results
+// and closing events must still be written. An error ends the run Failed
 // with ErrJournal: a run whose record is lost must not go on acting.
 // Events share memory with the conversation (messages, calls, results) and
 // must not be modified; a Journal that keeps them must encode or copy them.

@@ -162,3 +162,38 @@ func TestEventsAreJSON(t *testing.T) {
 	}
 	_ = model.Usage{}
 }
+
+// ctxJournal refuses appends whose context is done, as a store honouring
+// ctx would.
+type ctxJournal struct{ memJournal }
+
+func (j *ctxJournal) Append(ctx context.Context, ev Event) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return j.memJournal.Append(ctx, ev)
+}
+
+// TestCancelledRunIsStillJournaled cancels a run mid-tool: the journal
+// must still receive the interrupted results and the closing events.
+func TestCancelledRunIsStillJournaled(t *testing.T) {
+	j := &ctxJournal{}
+	ctx, cancel := context.WithCancel(context.Background())
+	block := newTool("block", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("1", "block", `{}`)), modeltest.Text("never"))
+	a := mustAgent(t, Config{Provider: p, Tools: mustSet(t, block), Journal: j})
+	r := collect(t, a, ctx, NewConversation(""), "go")
+	if r.outcome.Kind != Cancelled {
+		t.Fatalf("outcome %v, err %v", r.outcome.Kind, r.err)
+	}
+	if diff := cmp.Diff(r.types(), j.types()); diff != "" {
+		t.Errorf("journal (-events +journal):\n%s", diff)
+	}
+	if res := r.ofType(EventToolResult); len(res) != 1 || res[0].ToolResult.Content != "interrupted: run cancelled" {
+		t.Errorf("tool.result events = %+v", res)
+	}
+}

@@ -372,3 +372,26 @@ func TestEmptyAnswerIsNotRecorded(t *testing.T) {
 		t.Fatalf("outcome %v, %d messages", r.outcome.Kind, c.Len())
 	}
 }
+
+func TestRequestTemplate(t *testing.T) {
+	temp := 0.2
+	p := modeltest.NewScripted(modeltest.Text("ok"))
+	a := mustAgent(t, Config{
+		Provider: p, Model: "qwen", System: "sys", Tools: mustSet(t, echoTool()),
+		Params: model.Request{
+			Model: "ignored", System: "ignored", Messages: []model.Message{model.UserText("ignored")},
+			Tools:       []model.ToolSpec{{Name: "ignored"}},
+			Temperature: &temp, MaxTokens: 256, ReasoningEffort: "low",
+		},
+	})
+	collect(t, a, context.Background(), NewConversation(""), "go")
+	got := p.Requests()[0]
+	want := &model.Request{
+		Model: "qwen", System: "sys", Messages: []model.Message{model.UserText("go")},
+		Tools:       []model.ToolSpec{{Name: "echo", Description: "test tool echo", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}},
+		Temperature: &temp, MaxTokens: 256, ReasoningEffort: "low",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+}

@@ -41,7 +41,11 @@ type run struct {
 	parent context.Context
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	yield  func(Event, error) bool
+	// recordCtx is what the journal and hooks get: the caller's values
+	// without its cancellation, so the interrupted results and the closing
+	// events of a cancelled run are still recorded.
+	recordCtx context.Context
+	yield     func(Event, error) bool
 
 	// The tool set is read once per run, so tools added to the Set (an
 	// MCP server connecting) show up on the next run.
@@ -73,7 +77,7 @@ type run struct {
 }
 
 func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool) *run {
-	r := &run{a: a, c: c, parent: ctx, yield: yield}
+	r := &run{a: a, c: c, parent: ctx, recordCtx: context.WithoutCancel(ctx), yield: yield}
 	r.fixedTokens = EstimateTextTokens(len(a.system))
 	specs := a.cfg.Tools.Specs() // a nil Set is empty
 	if len(specs) > 0 {
@@ -331,7 +335,7 @@ func (r *run) deliver(ev Event, runErr error) error {
 	ev.Step = r.step
 	ev.Time = r.a.cfg.Clock.Now()
 	if j := r.a.cfg.Journal; j != nil && !r.journalDown {
-		if err := j.Append(r.ctx, ev); err != nil {
+		if err := j.Append(r.recordCtx, ev); err != nil {
 			r.journalDown = true
 			return fmt.Errorf("agent: %w for a %s event: %v; the run stopped because its record would be incomplete — fix the journal's storage and resume the session", ErrJournal, ev.Type, err)
 		}
@@ -354,7 +358,7 @@ func (r *run) callHook(h Hook, ev Event) {
 			r.a.hookPanics.Add(1)
 		}
 	}()
-	h.OnEvent(r.ctx, ev)
+	h.OnEvent(r.recordCtx, ev)
 }
 
 // end closes the run: an error event when err is set, then session.completed

@@ -24,8 +24,9 @@ type IDs interface {
 }
 
 // FanOut runs fn(0) … fn(n-1) with at most limit of them running at once
-// and returns when all have returned. fn must not be called twice for one
-// index. It is the seam a durable-execution engine replaces to schedule tool
+// and returns when all have returned, with their effects visible to the
+// caller (as a sync.WaitGroup guarantees). fn must be called exactly once
+// per index. It is the seam a durable-execution engine replaces to schedule tool
 // calls itself; the agent already checks ctx inside fn, so a FanOut may
 // ignore it. Implementations must be safe for concurrent use.
 type FanOut interface {

@@ -356,3 +356,62 @@ func TestCallerDeadlineIsDeadline(t *testing.T) {
 		t.Fatalf("outcome %v, err %v", r.outcome.Kind, r.err)
 	}
 }
+
+func TestMaxParallel(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		fanOut FanOut
+		limit  int
+		want   int32
+	}{
+		{"goroutines", nil, 2, 2},
+		{"sequential", Sequential{}, 4, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var running, peak atomic.Int32
+			slow := newTool("slow", func(context.Context, json.RawMessage) (*tool.Result, error) {
+				n := running.Add(1)
+				defer running.Add(-1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(10 * time.Millisecond)
+				return &tool.Result{Content: "ok"}, nil
+			})
+			calls := make([]model.ToolCall, 6)
+			for i := range calls {
+				calls[i] = call(strconv.Itoa(i), "slow", `{"i":`+strconv.Itoa(i)+`}`)
+			}
+			p := modeltest.NewScripted(modeltest.ToolCalls(calls...), modeltest.Text("ok"))
+			a := mustAgent(t, Config{Provider: p, Tools: mustSet(t, slow), MaxParallel: tt.limit, FanOut: tt.fanOut})
+			c := NewConversation("")
+			collect(t, a, context.Background(), c, "go")
+			if peak.Load() != tt.want {
+				t.Errorf("peak concurrency %d, want %d", peak.Load(), tt.want)
+			}
+			checkHistory(t, c.Messages())
+		})
+	}
+}
+
+func TestDeadlineWhileApproving(t *testing.T) {
+	waits := &funcApprover{fn: func(ctx context.Context, _ policy.Call, _ policy.Decision) (policy.Decision, error) {
+		<-ctx.Done()
+		return policy.Decision{}, ctx.Err()
+	}}
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("1", "echo", `{}`), call("2", "echo", `{"x":1}`)), modeltest.Text("never"))
+	a := mustAgent(t, Config{
+		Provider: p, Tools: mustSet(t, echoTool()), Timeout: 30 * time.Millisecond,
+		Policy: mapDecider{"echo": {Action: policy.Ask}}, Approver: waits,
+	})
+	c := NewConversation("")
+	r := collect(t, a, context.Background(), c, "go")
+	if r.outcome.Kind != Deadline || waits.calls != 1 {
+		t.Fatalf("outcome %v, approver asked %d times", r.outcome.Kind, waits.calls)
+	}
+	checkHistory(t, c.Messages())
+	for _, res := range toolMessages(c.Messages()) {
+		if res.Content != "interrupted: run deadline reached" {
+			t.Errorf("result %+v", res)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 			if text == "" {
 				r.out.Text = st.result.Content
 			}
-			r.out.Reason = "tool " + st.call.Name + " finished the run"
+			r.out.Reason = "tool " + clip(st.call.Name, tool.MaxNameLen) + " finished the run"
 			return Complete, nil, true
 		}
 		switch {
@@ -95,7 +95,7 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 			if r.denials >= r.a.cfg.MaxConsecutiveDenials && !blocked {
 				blocked = true
 				r.out.Reason = fmt.Sprintf("%s in a row were denied; the last: %s",
-					plural(r.denials, "tool call"), st.result.Content)
+					plural(r.denials, "tool call"), clip(st.result.Content, 200))
 			}
 		case st.run:
 			r.denials = 0
@@ -104,7 +104,7 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 			repeated = true
 			if !blocked {
 				r.out.Reason = fmt.Sprintf("tool %s was called %s in a row with the same arguments and got the same result",
-					st.call.Name, plural(r.repeat.count, "time"))
+					clip(st.call.Name, tool.MaxNameLen), plural(r.repeat.count, "time"))
 			}
 		}
 	}
