@@ -436,3 +436,32 @@ func ExampleClient_Do() {
 	fmt.Println(errors.As(err, &ce), ce.Endpoint)
 	// Output: true http://127.0.0.1:1/v1
 }
+
+// hangUp closes the connection without answering: a reset before headers.
+func hangUp(w http.ResponseWriter, r *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+func TestDoResetBeforeHeadersIsRetried(t *testing.T) {
+	srv := newScripted(t, hangUp, status(200, "ok"))
+	sl := &sleeper{}
+	resp, err := New(testConfig(sl)).Do(context.Background(), srv.URL, post(srv.URL))
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	resp.Body.Close()
+	if len(sl.got()) != 1 || srv.requests.Load() != 2 {
+		t.Errorf("%d waits, %d requests; want one retry", len(sl.got()), srv.requests.Load())
+	}
+
+	srv = newScripted(t, hangUp)
+	cfg := testConfig(&sleeper{})
+	cfg.MaxRetries = -1
+	_, err = New(cfg).Do(context.Background(), srv.URL, post(srv.URL))
+	if ce, ok := errors.AsType[*model.ConnectError](err); !ok || ce.Endpoint != srv.URL {
+		t.Errorf("error = %v, want a ConnectError for %s", err, srv.URL)
+	}
+}
