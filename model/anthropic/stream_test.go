@@ -197,7 +197,7 @@ func TestStreamEventsErrors(t *testing.T) {
 		{"delta for a block never started", sse(evStart, textDelta(3, "x")), anthropic.ErrMalformedResponse, "", "block 3 was never started"},
 		{"delta after block stop", sse(evStart, evTextStart, evStop0, textDelta(0, "x")), anthropic.ErrMalformedResponse, "", "already stopped"},
 		{"block started twice", sse(evStart, evTextStart, evTextStart), anthropic.ErrMalformedResponse, "", "started twice"},
-		{"block event without index", sse(evStart, `content_block_stop {"type":"content_block_stop"}`), anthropic.ErrMalformedResponse, "", "no block index"},
+		{"block event without index", sse(evStart, `content_block_stop {"type":"content_block_stop"}`), anthropic.ErrMalformedResponse, "", "no valid block index"},
 		{"delta type of another block", sse(evStart, evTextStart, jsonDelta(0, "{}")), anthropic.ErrMalformedResponse, "", "input_json_delta for a block of another type"},
 		{"tool input not JSON", sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, `{"a":`), blockStop(0)), anthropic.ErrMalformedResponse, "", "toolu_1 (f): input is not valid JSON"},
 		{"tool input not an object", sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, `[1]`), blockStop(0)), anthropic.ErrMalformedResponse, "", "not a JSON object"},

@@ -128,14 +128,16 @@ type wireDelta struct {
 	StopReason  *string `json:"stop_reason"`
 }
 
-// wireEvent is the data of one stream event. Index is a pointer because
-// block events without it are malformed, not "block 0".
+// wireEvent is the data of one stream event. Delta and Index are values,
+// not pointers, because they arrive in nearly every event and the stream
+// is the hot path: the state machine presets Index to -1 to tell an absent
+// index from block 0, and treats a delta without a type as absent.
 type wireEvent struct {
 	Type         string        `json:"type"`
-	Index        *int          `json:"index"`
+	Index        int           `json:"index"`
 	Message      *wireResponse `json:"message"`
 	ContentBlock *wireContent  `json:"content_block"`
-	Delta        *wireDelta    `json:"delta"`
+	Delta        wireDelta     `json:"delta"`
 	Usage        *wireUsage    `json:"usage"`
 	Error        *wireError    `json:"error"`
 }
