@@ -1,0 +1,602 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits on what Analyze looks at. Anything beyond them is reported as a
+// concern (Ask), never silently skipped.
+const (
+	// MaxCommandBytes is the longest command string analyzed.
+	MaxCommandBytes = 64 << 10
+	// maxCodeDepth bounds nested code strings: bash -c 'bash -c "…"', eval.
+	maxCodeDepth = 8
+	// maxNesting bounds syntax nesting: subshells, substitutions, blocks.
+	maxNesting = 64
+	// maxUnwrap bounds how many wrappers one command may stack.
+	maxUnwrap = 16
+	// maxBudget bounds the statements and commands visited in total.
+	maxBudget = 4096
+)
+
+// Analysis is what Analyze found in a shell command.
+type Analysis struct {
+	// Commands are the simple commands that run, after unwrapping
+	// wrappers (env, timeout, xargs, bash -c, …), in source order.
+	Commands []Command
+	// Invocations are the argv of every level, wrappers included
+	// (`env X=1 go test` gives both `env X=1 go test` and `go test`).
+	Invocations [][]string
+	// Redirects are every redirection, in source order.
+	Redirects []Redirect
+	// Findings are hard denials and concerns (reasons to ask).
+	Findings []Finding
+}
+
+// Command is one simple command.
+type Command struct {
+	// Args is the argv: quotes removed, escapes processed, braces
+	// expanded; run-time expansions ($x, $(cmd)) are kept as written.
+	Args []string
+	// Dynamic says the command name is not known statically.
+	Dynamic bool
+	// Via lists the wrappers that were unwrapped to reach the command,
+	// outermost first ("env", "timeout", "bash -c").
+	Via []string
+
+	words []word
+	// norm is the argv rules match on: an absolute command path reduced
+	// to its base name, git's global options removed.
+	norm []string
+	// unknownArgs says more arguments are appended at run time (xargs).
+	unknownArgs bool
+}
+
+// Redirect is one redirection of a statement.
+type Redirect struct {
+	// Op is the operator as written: ">", ">>", "<", "<<", "&>", ….
+	Op string
+	// Target is the file (or here-document delimiter) as resolved.
+	Target string
+	// Write says the redirect writes to Target.
+	Write bool
+	// Dynamic says Target is only known at run time.
+	Dynamic bool
+
+	path   string
+	pathOK bool
+}
+
+// Finding is a hard denial or a concern found by the analysis.
+type Finding struct {
+	// Hard marks a hard denial; otherwise the finding is a concern that
+	// makes the call Ask.
+	Hard bool
+	// ID names the check: "privilege", "rm-root", "raw-device", "mkfs",
+	// "fork-bomb", "download-exec", "force-push" (hard); "unparsable",
+	// "dynamic-command", "dynamic-code", "too-complex", … (concerns).
+	ID string
+	// Reason is one line the model and the user see.
+	Reason string
+}
+
+// Hard returns the hard denials.
+func (an *Analysis) Hard() []Finding { return an.filter(true) }
+
+// Concerns returns the findings that make the call Ask.
+func (an *Analysis) Concerns() []Finding { return an.filter(false) }
+
+func (an *Analysis) filter(hard bool) []Finding {
+	var out []Finding
+	for _, f := range an.Findings {
+		if f.Hard == hard {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AnalyzeOptions are the facts a command's meaning depends on.
+type AnalyzeOptions struct {
+	// Workspace is the absolute directory the command runs in.
+	Workspace string
+	// Home is the user's home directory, for ~ and $HOME.
+	Home string
+}
+
+// Sentinels stand in for an unknown home or workspace, so `rm -rf ~` is
+// still recognised as removing the home directory.
+const (
+	unknownHome      = "/.rein-unknown-home"
+	unknownWorkspace = "/.rein-unknown-workspace"
+)
+
+// Analyze parses a shell command (bash syntax) and extracts every simple
+// command that would run: in pipelines, lists, subshells, groups, control
+// structures, function bodies, command and process substitutions, and in
+// what wrappers (env, xargs, find -exec, bash -c, eval, …) run. It never
+// panics and its work is bounded by the limits above. It is safe for
+// concurrent use.
+func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
+	a := &analyzer{
+		res:  &Analysis{},
+		home: cleanOr(opts.Home, unknownHome),
+		ws:   cleanOr(opts.Workspace, unknownWorkspace),
+		vars: map[string]string{},
+		seen: map[Finding]bool{},
+	}
+	a.cwds = []string{a.ws}
+	a.code(cmd, frame{})
+	return a.res
+}
+
+func cleanOr(p, def string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return def
+	}
+	return filepath.Clean(p)
+}
+
+// analyzer holds the state of one Analyze call.
+type analyzer struct {
+	res  *Analysis
+	home string
+	ws   string
+	// vars are variables assigned a literal value so far (last wins), for
+	// guessing what `$x` runs.
+	vars map[string]string
+	// cwds are the directories commands may run in, after the literal cd
+	// commands seen so far; cwdUnknown is set by a dynamic cd.
+	cwds       []string
+	cwdUnknown bool
+	// funcs are the functions whose bodies are being walked.
+	funcs []*funcFrame
+	// downloads counts downloader commands seen, so a pipeline can tell
+	// whether an earlier stage downloads.
+	downloads int
+	// guessing is set while checking a guessed argv for hard denials;
+	// nothing but findings is recorded then.
+	guessing int
+	budget   int
+	seen     map[Finding]bool
+}
+
+type funcFrame struct {
+	name  string
+	calls int
+	risky bool
+}
+
+// frame is the context a piece of syntax is analyzed in.
+type frame struct {
+	src   string
+	depth int
+	nest  int
+	// taint says stdin may carry downloaded data; pipeIn says stdin comes
+	// from another command of a pipeline.
+	taint  bool
+	pipeIn bool
+	// stdinCode is a literal here-document or here-string on stdin.
+	stdinCode *word
+	inPipe    bool
+	bg        bool
+	// via are the wrappers around the code being walked (bash -c, eval).
+	via []string
+}
+
+func (fr frame) nested() frame {
+	fr.nest++
+	return fr
+}
+
+// slice returns the source text of a node, or "" when its positions do
+// not fit the source (defensive: recovered nodes have no position).
+func (fr frame) slice(n syntax.Node) string {
+	start, end := n.Pos().Offset(), n.End().Offset()
+	if !n.Pos().IsValid() || !n.End().IsValid() || start > end || end > uint(len(fr.src)) {
+		return ""
+	}
+	return fr.src[start:end]
+}
+
+func (a *analyzer) finding(hard bool, id, reason string) {
+	f := Finding{Hard: hard, ID: id, Reason: reason}
+	if a.seen[f] {
+		return
+	}
+	a.seen[f] = true
+	a.res.Findings = append(a.res.Findings, f)
+}
+
+func (a *analyzer) hard(id, reason string) { a.finding(true, id, reason) }
+
+func (a *analyzer) concern(id, reason string) {
+	if a.guessing > 0 {
+		return
+	}
+	a.finding(false, id, reason)
+}
+
+// spend takes one unit of the work budget; it reports false when the
+// budget is exhausted.
+func (a *analyzer) spend() bool {
+	a.budget++
+	if a.budget > maxBudget {
+		a.concern("too-complex", "the command is too complex for rein to analyze")
+		return false
+	}
+	return true
+}
+
+// code parses and walks a piece of shell code: the whole command, or a
+// string run by bash -c, eval, a here-document fed to a shell.
+func (a *analyzer) code(src string, fr frame) {
+	if len(src) > MaxCommandBytes {
+		a.concern("too-complex", "the command is longer than rein analyzes")
+		a.scanText(src)
+		return
+	}
+	if fr.depth > maxCodeDepth {
+		a.concern("too-complex", "the command nests shell code deeper than rein analyzes")
+		a.scanText(src)
+		return
+	}
+	fr.src = src
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Statements are walked as they parse: bash also runs a -c string
+	// statement by statement, so whatever precedes a syntax error runs.
+	err := p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
+		a.stmt(s, fr)
+		return a.budget <= maxBudget
+	})
+	if err != nil {
+		a.concern("unparsable", "rein cannot parse the command ("+firstLine(err.Error())+")")
+		a.scanText(src)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// stmtList walks statements and reports whether a downloader ran in them.
+func (a *analyzer) stmtList(stmts []*syntax.Stmt, fr frame) bool {
+	before := a.downloads
+	for _, s := range stmts {
+		a.stmt(s, fr)
+	}
+	return a.downloads > before
+}
+
+// scanNested walks the command and process substitutions inside a node
+// that is not itself a command (a parameter expansion, arithmetic, a
+// test expression) and reports whether a downloader ran in them.
+func (a *analyzer) scanNested(n syntax.Node, fr frame) bool {
+	if n == nil {
+		return false
+	}
+	dl := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			dl = a.stmtList(n.Stmts, fr.nested()) || dl
+			return false
+		case *syntax.ProcSubst:
+			dl = a.stmtList(n.Stmts, fr.nested()) || dl
+			return false
+		}
+		return true
+	})
+	return dl
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, fr frame) {
+	if s == nil || !a.spend() {
+		return
+	}
+	if fr.nest > maxNesting {
+		a.concern("too-complex", "the command nests deeper than rein analyzes")
+		return
+	}
+	fr.nest++
+	fr.bg = fr.bg || s.Background || s.Coprocess || s.Disown
+	fr = a.redirects(s.Redirs, fr)
+	a.command(s.Cmd, fr)
+}
+
+func (a *analyzer) command(cmd syntax.Command, fr frame) {
+	switch c := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		a.call(c, fr)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			a.pipeline(c, fr)
+			return
+		}
+		a.stmt(c.X, fr)
+		a.stmt(c.Y, fr)
+	case *syntax.Block:
+		a.stmtList(c.Stmts, fr)
+	case *syntax.Subshell:
+		a.stmtList(c.Stmts, fr)
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			a.stmtList(c.Cond, fr)
+			a.stmtList(c.Then, fr)
+		}
+	case *syntax.WhileClause:
+		a.stmtList(c.Cond, fr)
+		a.stmtList(c.Do, fr)
+	case *syntax.ForClause:
+		a.scanNested(c.Loop, fr)
+		a.stmtList(c.Do, fr)
+	case *syntax.CaseClause:
+		a.scanNested(c.Word, fr)
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				a.scanNested(p, fr)
+			}
+			a.stmtList(it.Stmts, fr)
+		}
+	case *syntax.FuncDecl:
+		a.funcDecl(c, fr)
+	case *syntax.ArithmCmd:
+		a.scanNested(c.X, fr)
+	case *syntax.TestClause:
+		a.scanNested(c.X, fr)
+	case *syntax.DeclClause:
+		a.declClause(c, fr)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			a.scanNested(x, fr)
+		}
+	case *syntax.TimeClause:
+		a.stmt(c.Stmt, fr)
+	case *syntax.CoprocClause:
+		a.stmt(c.Stmt, fr)
+	case *syntax.TestDecl:
+		a.stmt(c.Body, fr)
+	default:
+		a.concern("unparsable", "the command uses shell syntax rein does not analyze")
+	}
+}
+
+// pipeline walks the stages of a pipeline; a stage's stdin is tainted
+// when an earlier stage runs a downloader.
+func (a *analyzer) pipeline(c *syntax.BinaryCmd, fr frame) {
+	var stages []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) &&
+			len(s.Redirs) == 0 && !s.Negated && len(stages) < maxBudget {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		stages = append(stages, s)
+	}
+	flatten(c.X)
+	flatten(c.Y)
+	downloaded := false
+	for i, s := range stages {
+		sf := fr
+		sf.inPipe = true
+		if i > 0 {
+			sf.pipeIn, sf.taint, sf.stdinCode = true, downloaded, nil
+		}
+		before := a.downloads
+		a.stmt(s, sf)
+		downloaded = downloaded || a.downloads > before
+	}
+}
+
+func (a *analyzer) funcDecl(c *syntax.FuncDecl, fr frame) {
+	names := c.Names
+	if c.Name != nil {
+		names = append([]*syntax.Lit{c.Name}, names...)
+	}
+	start := len(a.funcs)
+	for _, n := range names {
+		a.funcs = append(a.funcs, &funcFrame{name: unescapeUnquoted(n.Value)})
+	}
+	// The body runs when the function is called, not where it is
+	// declared: it is not part of a pipeline or background job here.
+	body := fr
+	body.inPipe, body.bg = false, false
+	a.stmt(c.Body, body)
+	for _, f := range a.funcs[start:] {
+		if f.risky || f.calls >= 2 {
+			a.hard("fork-bomb", "a function that calls itself in a pipeline or in the background is a fork bomb")
+		}
+	}
+	a.funcs = a.funcs[:start]
+}
+
+func (a *analyzer) declClause(c *syntax.DeclClause, fr frame) {
+	argv := []word{litWord(c.Variant.Value)}
+	for _, as := range c.Args {
+		w := a.assign(as, fr)
+		if as.Name != nil && !as.Naked {
+			argv = append(argv, litWord(as.Name.Value+"=").concat(w))
+		} else if as.Naked && as.Name != nil {
+			argv = append(argv, litWord(as.Name.Value))
+		} else if as.Value != nil {
+			argv = append(argv, w)
+		}
+	}
+	a.exec(argv, fr, fr.via)
+}
+
+// assign analyzes a variable assignment: substitutions in its value run,
+// literal values are remembered, and variables that change how commands
+// are found or loaded are a concern.
+func (a *analyzer) assign(as *syntax.Assign, fr frame) word {
+	var w word
+	if as.Value != nil {
+		w = a.singleWord(as.Value, fr)
+	}
+	if as.Array != nil {
+		a.scanNested(as.Array, fr)
+	}
+	a.scanNested(as.Index, fr)
+	if as.Name == nil || as.Naked {
+		return w
+	}
+	a.setVar(as.Name.Value, w)
+	return w
+}
+
+func (a *analyzer) setVar(name string, w word) {
+	if a.guessing > 0 {
+		return
+	}
+	if w.literal && len(a.vars) < 256 {
+		a.vars[name] = w.text
+	} else {
+		a.vars[name] = w.alt
+	}
+	if sensitiveEnv[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") {
+		a.concern("environment", "the command sets "+name+", which changes how programs are found or loaded")
+	}
+}
+
+// sensitiveEnv are variables that change which program runs or what a
+// shell executes on start.
+var sensitiveEnv = map[string]bool{
+	"PATH": true, "BASH_ENV": true, "ENV": true, "IFS": true, "PROMPT_COMMAND": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"GIT_EXEC_PATH": true, "GIT_ASKPASS": true, "GIT_EDITOR": true, "GIT_PAGER": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
+	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "PAGER": true, "EDITOR": true,
+	"VISUAL": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true, "PYTHONSTARTUP": true,
+	"PERL5OPT": true, "RUBYOPT": true, "NODE_OPTIONS": true,
+}
+
+func (a *analyzer) call(c *syntax.CallExpr, fr frame) {
+	for _, as := range c.Assigns {
+		a.assign(as, fr)
+	}
+	var ws []word
+	for _, w := range c.Args {
+		ws = append(ws, a.expandWord(w, fr)...)
+	}
+	a.exec(ws, fr, fr.via)
+}
+
+// redirects records a statement's redirections and returns the frame its
+// command runs in (stdin may now come from a file or a here-document).
+func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
+	for _, r := range rs {
+		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+			a.concern("dynamic-redirect", "the command redirects to a file descriptor chosen at run time")
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body := a.heredoc(r, fr)
+			fr.pipeIn, fr.taint, fr.stdinCode = false, body.download, &body
+			a.record(r, word{text: r.Word.Lit(), pathOK: false, globAt: -1, literal: true}, false)
+			continue
+		case syntax.WordHdoc:
+			w := a.singleWord(r.Word, fr)
+			body := w.concat(litWord("\n"))
+			fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, &body
+			continue
+		}
+		w := a.singleWord(r.Word, fr)
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+			if r.Op != syntax.DplIn || !isFD(w.text) {
+				fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, nil
+			}
+		}
+		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
+		if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && isFD(w.text) {
+			continue // 2>&1, <&0, >&-: duplicates a descriptor, no file
+		}
+		a.record(r, w, write)
+	}
+	return fr
+}
+
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
+	if a.guessing > 0 {
+		return
+	}
+	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK && !w.glob}
+	a.res.Redirects = append(a.res.Redirects, rd)
+	if !write {
+		return
+	}
+	if w.pathOK && anyRawDevice(a.absPaths(w.path)) {
+		a.hard("raw-device", "writing to the raw device "+w.text+" is never allowed")
+		return
+	}
+	a.checkWriteTarget(w)
+}
+
+// heredoc resolves a here-document body: literal when the delimiter is
+// quoted, otherwise with expansions like a double-quoted string.
+func (a *analyzer) heredoc(r *syntax.Redirect, fr frame) word {
+	if r.Hdoc == nil {
+		return litWord("")
+	}
+	quoted := false
+	for _, p := range r.Word.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			quoted = true
+		} else if strings.Contains(p.(*syntax.Lit).Value, `\`) {
+			quoted = true
+		}
+	}
+	if quoted {
+		return litWord(fr.slice(r.Hdoc))
+	}
+	w := word{pathOK: true, globAt: -1, literal: true, quoted: true}
+	for _, p := range r.Hdoc.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			w = w.concat(litWord(unescapeDouble(lit.Value)))
+			continue
+		}
+		for _, x := range a.part(p, fr, false) {
+			w = w.concat(x)
+			break
+		}
+	}
+	return w
+}
+
+// scanText looks for privilege escalation in text rein could not parse:
+// bash would still run the statements before a syntax error, and a
+// concern alone could be approved.
+func (a *analyzer) scanText(src string) {
+	clean := strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(src)
+	for _, tok := range strings.FieldsFunc(clean, func(r rune) bool {
+		return strings.ContainsRune(" \t\r\n;&|()<>{}`$!", r)
+	}) {
+		base := strings.ToLower(filepath.Base(tok))
+		if privilegeCommands[base] {
+			a.hard("privilege", "privilege escalation ("+base+") is never allowed")
+		}
+		if isMkfs(base) {
+			a.hard("mkfs", "creating a file system ("+base+") is never allowed")
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package policy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ConsoleOptions configure the console approver.
+type ConsoleOptions struct {
+	// Workspace and Approved enable the [a]lways choice: the rule is
+	// appended to Workspace/.rein/config.toml and its fingerprint
+	// recorded in Approved. Without either, [a]lways is not offered.
+	Workspace string
+	Approved  ApprovedStore
+	// Decider, when set, keeps [a]lways from writing rules for the
+	// simple commands it already allows (`cd dir` in `cd dir && make`).
+	Decider Decider
+	// Now stamps the comment above written rules; nil means time.Now.
+	Now func() time.Time
+}
+
+// ConsoleApprover asks the user on a terminal. Approve calls are
+// serialized; the approver owns its input for its lifetime (a reader
+// goroutine reads it line by line, so a cancelled prompt loses no input).
+type ConsoleApprover struct {
+	in      io.Reader
+	out     io.Writer
+	opts    ConsoleOptions
+	ws      string
+	session *sessionMemory
+
+	mu    sync.Mutex
+	once  sync.Once
+	lines chan string
+	done  chan struct{} // closed when the input ends
+}
+
+// Console returns an approver that prompts on out and reads answers from
+// in: [y]es once, [s]ession (the same command or arguments are allowed
+// for the rest of the process), [a]lways for this project (writes the
+// exact rule to .rein/config.toml and approves it), [n]o (with an
+// optional reason the model sees).
+func Console(in io.Reader, out io.Writer, opts ConsoleOptions) *ConsoleApprover {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &ConsoleApprover{in: in, out: out, opts: opts, session: newSessionMemory()}
+	if opts.Workspace != "" {
+		c.ws = canonicalWorkspace(opts.Workspace)
+	}
+	return c
+}
+
+// maxPromptAttempts bounds how often an unrecognised answer is asked
+// again before the call is denied.
+const maxPromptAttempts = 5
+
+// Approve implements Approver.
+func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (Decision, error) {
+	if d.Action != Ask {
+		return d, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	home, _ := os.UserHomeDir()
+	sh := callShape(call, AnalyzeOptions{Workspace: c.ws, Home: home})
+	if c.session.allows(sh) {
+		return Decision{Action: Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
+	}
+	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec)
+	c.show(call, d, canAlways)
+	for attempt := 0; attempt < maxPromptAttempts; attempt++ {
+		answer, err := c.readLine(ctx)
+		if err != nil {
+			return c.denied(call, "denied: no answer ("+err.Error()+")"), ctx.Err()
+		}
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes":
+			return c.allowed(call, "approved once by the user", "approver:console"), nil
+		case "s", "session":
+			c.session.remember(sh)
+			return c.allowed(call, "approved by the user for this session", "approver:session"), nil
+		case "a", "always":
+			if !canAlways {
+				break
+			}
+			if err := c.always(ctx, call, sh); err != nil {
+				fmt.Fprintf(c.out, "rein could not save the rule: %v\n", err)
+				break
+			}
+			c.session.remember(sh)
+			return c.allowed(call, "approved by the user always for this project", "approver:always"), nil
+		case "n", "no":
+			fmt.Fprint(c.out, "Reason for the model (optional, Enter to skip): ")
+			reason, err := c.readLine(ctx)
+			if err != nil && ctx.Err() != nil {
+				return c.denied(call, "denied by the user"), ctx.Err()
+			}
+			msg := "denied by the user"
+			if r := strings.TrimSpace(reason); r != "" {
+				msg += ": " + r
+			}
+			return c.denied(call, msg), nil
+		}
+		fmt.Fprint(c.out, choices(canAlways))
+	}
+	return c.denied(call, "denied: no valid answer from the user"), nil
+}
+
+func (c *ConsoleApprover) allowed(call Call, why, rule string) Decision {
+	return Decision{Action: Allow, Reason: call.Spec.Name + " was " + why, Rule: rule}
+}
+
+func (c *ConsoleApprover) denied(call Call, why string) Decision {
+	return Decision{Action: Deny, Reason: call.Spec.Name + " was " + why, Rule: "approver:console"}
+}
+
+func choices(always bool) string {
+	if always {
+		return "Allow? [y]es once, [s]ession, [a]lways for this project, [n]o: "
+	}
+	return "Allow? [y]es once, [s]ession, [n]o: "
+}
+
+// show prints the call: tool, its command or compact arguments, reason.
+func (c *ConsoleApprover) show(call Call, d Decision, always bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nrein wants to run %s\n", call.Spec.Name)
+	eff := call.Spec.Effects
+	shownCmd := false
+	if eff.Exec && eff.CommandArg != "" {
+		if args, err := parseArgs(call.Args); err == nil {
+			if cmds, _ := args.strings(eff.CommandArg); len(cmds) > 0 {
+				for _, cmd := range cmds {
+					fmt.Fprintf(&b, "  command: %s\n", compact(cmd, 500))
+				}
+				shownCmd = true
+			}
+		}
+	}
+	if !shownCmd {
+		fmt.Fprintf(&b, "  args: %s\n", compact(canonicalJSON(call.Args), 300))
+	}
+	fmt.Fprintf(&b, "  why: %s\n", d.Reason)
+	b.WriteString(choices(always))
+	io.WriteString(c.out, b.String())
+}
+
+// compact shows text on one line, cut to max runes.
+func compact(s string, max int) string {
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}
+
+var errInputClosed = errors.New("input closed")
+
+// readLine returns the next line of input, or an error when the input
+// ends or ctx is done.
+func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
+	c.once.Do(func() {
+		c.lines = make(chan string)
+		c.done = make(chan struct{})
+		go func() {
+			defer close(c.done)
+			r := bufio.NewReader(c.in)
+			for {
+				line, err := r.ReadString('\n')
+				if line != "" || err == nil {
+					c.lines <- strings.TrimRight(line, "\r\n")
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case line := <-c.lines:
+		return line, nil
+	case <-c.done:
+		select {
+		case line := <-c.lines:
+			return line, nil
+		default:
+			return "", errInputClosed
+		}
+	}
+}
+
+// always writes the exact rule for the call to the project configuration,
+// records its approval outside the project, and prints it.
+func (c *ConsoleApprover) always(ctx context.Context, call Call, sh shape) error {
+	var tools []ToolRule
+	var commands []CommandRule
+	if len(sh.argvs) == 0 {
+		tools = []ToolRule{{Name: call.Spec.Name, Action: "allow"}}
+	}
+	for _, argv := range sh.argvs {
+		if c.alreadyAllowed(ctx, call, argv) || slices.ContainsFunc(commands, func(r CommandRule) bool { return slices.Equal(r.Prefix, argv) }) {
+			continue
+		}
+		commands = append(commands, CommandRule{Prefix: argv, Exact: true, Action: "allow", Match: []string{shellJoin(argv)}})
+	}
+	if len(tools)+len(commands) == 0 {
+		return errors.New("every command is already allowed")
+	}
+	path := ProjectConfigPath(c.ws)
+	comment := fmt.Sprintf("Approved \"always for this project\" in rein on %s.", c.opts.Now().UTC().Format("2006-01-02"))
+	text, err := AppendRules(path, tools, commands, comment)
+	if err != nil {
+		return err
+	}
+	for _, r := range tools {
+		if err := c.opts.Approved.Approve(c.ws, compileTool(r).fingerprint(c.ws), "tool "+r.Name+" allow"); err != nil {
+			return err
+		}
+	}
+	for _, r := range commands {
+		if err := c.opts.Approved.Approve(c.ws, compileCommand(r).fingerprint(c.ws), "command "+shellJoin(r.Prefix)+" allow (exactly)"); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(c.out, "Added to %s:\n%s", path, text)
+	return nil
+}
+
+// alreadyAllowed asks the optional Decider whether one simple command is
+// already allowed on its own.
+func (c *ConsoleApprover) alreadyAllowed(ctx context.Context, call Call, argv []string) bool {
+	if c.opts.Decider == nil {
+		return false
+	}
+	args, err := jsonObject(call.Spec.Effects.CommandArg, shellJoin(argv))
+	if err != nil {
+		return false
+	}
+	one := Call{ID: call.ID, Spec: call.Spec, Args: args}
+	return c.opts.Decider.Decide(ctx, one).Action == Allow
+}

@@ -1,0 +1,305 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reinharness/rein/tool"
+)
+
+// decide is Decide with an optional trace of the steps taken.
+func (e *Engine) decide(c Call, steps *[]Step) Decision {
+	tr := tracer{steps: steps}
+	spec := c.Spec
+	eff := spec.Effects
+	args, argsErr := parseArgs(c.Args)
+	execCmd := eff.Exec && eff.CommandArg != ""
+
+	var commands []string
+	var analyses []*Analysis
+	if execCmd {
+		var bad bool
+		commands, bad = args.strings(eff.CommandArg)
+		if bad {
+			argsErr = fmt.Errorf("argument %q is not a string", eff.CommandArg)
+		}
+		for _, cmd := range commands {
+			an := Analyze(cmd, e.opts)
+			analyses = append(analyses, an)
+			tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), quoteArg(cmd)), Allow, "")
+		}
+		if d, ok := e.hardDecision(spec.Name, analyses); ok {
+			tr.add("hard-deny", d.Reason, Deny, d.Rule)
+			return d
+		}
+	}
+
+	base, project := e.toolVerdicts(spec, &tr)
+	if base.explicit && base.action == Deny {
+		return decision(spec.Name, base)
+	}
+	var v verdict
+	if execCmd {
+		v = e.commandsVerdict(spec, commands, analyses, base, &tr)
+		eff := spec.Effects
+		for _, p := range pathArgs(spec, args) {
+			v = stricter(v, e.tightenPath(p, eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles, "argument "+quoteArg(p), &tr))
+		}
+	} else {
+		v = e.pathsVerdict(spec, args, base, &tr)
+	}
+	if argsErr != nil && (execCmd || len(eff.PathArgs) > 0) {
+		v = stricter(v, tr.add("arguments", argsErr.Error(), Ask, "analysis:arguments").verdict("rein cannot check the arguments: "+argsErr.Error()))
+	}
+	if h := spec.Annotations.DestructiveHint; h != nil && *h {
+		if r := bestTool(e.pool, spec.Name); r == nil || r.action != Allow || hasGlob(r.name) {
+			v = stricter(v, tr.add("destructive", "the tool declares itself destructive", Ask, "annotation:destructive").
+				verdict("the tool declares itself destructive; only a rule naming it exactly allows it without asking"))
+		}
+	}
+	return decision(spec.Name, stricter(v, project))
+}
+
+// tracer records steps when Explain asked for them.
+type tracer struct{ steps *[]Step }
+
+func (t *tracer) add(stage, detail string, a Action, rule string) step {
+	if t.steps != nil {
+		*t.steps = append(*t.steps, Step{Stage: stage, Detail: detail, Action: a, Rule: rule})
+	}
+	return step{action: a, rule: rule}
+}
+
+type step struct {
+	action Action
+	rule   string
+}
+
+func (s step) verdict(reason string) verdict {
+	return verdict{action: s.action, rule: s.rule, reason: reason}
+}
+
+// decision turns a verdict into the Decision the model and user see.
+func decision(name string, v verdict) Decision {
+	var reason string
+	switch v.action {
+	case Allow:
+		reason = name + " is allowed: " + v.reason
+	case Ask:
+		reason = name + " needs approval: " + v.reason
+	default:
+		reason = name + " is denied: " + v.reason
+	}
+	return Decision{Action: v.action, Reason: reason, Rule: v.rule}
+}
+
+// hardDecision returns the hard denial of the analysed commands, if any.
+func (e *Engine) hardDecision(name string, analyses []*Analysis) (Decision, bool) {
+	for _, an := range analyses {
+		for _, f := range an.Hard() {
+			return Decision{
+				Action: Deny, Hard: true, Rule: "hard-deny:" + f.ID,
+				Reason: name + " is denied: " + f.Reason + " (a hard denial: no rule or approval lifts it)",
+			}, true
+		}
+	}
+	for _, an := range analyses {
+		for _, inv := range an.Invocations {
+			argv := normalizeArgv(inv)
+			for _, h := range e.hard {
+				if prefixMatches(h.prefix, false, argv) {
+					return Decision{
+						Action: Deny, Hard: true, Rule: "hard-deny:config " + strings.Join(h.prefix, " "),
+						Reason: name + " is denied: " + h.reason + " (a hard denial: no rule or approval lifts it)",
+					}, true
+				}
+			}
+		}
+	}
+	return Decision{}, false
+}
+
+// toolVerdicts returns the verdict for the tool as a whole (the most
+// specific built-in/user rule, else the preset) and the project's
+// tightening (Allow when the project has no rule for it).
+func (e *Engine) toolVerdicts(spec tool.Spec, tr *tracer) (base, project verdict) {
+	if r := bestTool(e.pool, spec.Name); r != nil {
+		base = r.verdict(fmt.Sprintf("%s rule for %s", r.layer, spec.Name))
+	} else {
+		base = e.preset.verdictFor(spec)
+	}
+	tr.add("tool", base.reason, base.action, base.rule)
+	project = verdict{action: Allow}
+	if r := strictest(e.tighten, toolRule, func(r *rule) bool { return r.matchesTool(spec.Name) }); r != nil {
+		project = r.verdict(fmt.Sprintf("the project's rule for %s", spec.Name))
+		tr.add("project", project.reason, project.action, project.rule)
+	}
+	return base, project
+}
+
+// commandsVerdict decides the commands of an exec tool: the strictest
+// over every simple command, each decided by its most specific rule or
+// else the tool's verdict, then concerns, redirects and path rules.
+func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*Analysis, base verdict, tr *tracer) verdict {
+	if len(commands) == 0 {
+		return stricter(base, tr.add("command", "no command given", Ask, "analysis:arguments").
+			verdict(fmt.Sprintf("rein finds no command in argument %q", spec.Effects.CommandArg)))
+	}
+	v := verdict{action: Allow, rule: base.rule, reason: base.reason}
+	ran := false
+	for _, an := range analyses {
+		for _, f := range an.Concerns() {
+			v = stricter(v, tr.add("concern", f.Reason, Ask, "analysis:"+f.ID).verdict(f.Reason))
+		}
+		for _, cmd := range an.Commands {
+			ran = true
+			v = stricter(v, e.commandVerdict(cmd, base, tr))
+			v = stricter(v, e.wordPathsVerdict(cmd, tr))
+		}
+		for _, rd := range an.Redirects {
+			v = stricter(v, e.redirectVerdict(rd, tr))
+		}
+	}
+	if !ran && v.action == Allow {
+		return base // nothing runs: the tool's own verdict
+	}
+	return v
+}
+
+// commandVerdict decides one simple command.
+func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
+	shown := quoteArg(strings.Join(cmd.Args, " "))
+	var v verdict
+	if r := bestCommand(e.pool, cmd.norm); r != nil {
+		v = r.verdict(fmt.Sprintf("%s rule %s %s", r.layer, r.action, r.target()))
+	} else {
+		v = base
+		if base.action != Allow {
+			v.reason = fmt.Sprintf("%s: %s", shown, base.reason)
+		}
+	}
+	if r := strictest(e.tighten, commandRule, func(r *rule) bool { return prefixMatches(r.prefix, r.exact, cmd.norm) }); r != nil {
+		v = stricter(v, r.verdict(fmt.Sprintf("the project's rule %s %s", r.action, r.target())))
+	}
+	tr.add("command", shown+": "+v.reason, v.action, v.rule)
+	return v
+}
+
+// wordPathsVerdict applies the ask and deny path rules to the literal
+// arguments of a command that look like paths: `cat .env` is reading
+// .env whatever tool does it. The access of a command's argument is not
+// known, so rules of every access apply.
+func (e *Engine) wordPathsVerdict(cmd Command, tr *tracer) verdict {
+	v := verdict{action: Allow}
+	for i, w := range cmd.words {
+		if i == 0 || !w.literal || !w.pathOK || w.text == "" || strings.HasPrefix(w.text, "-") {
+			continue
+		}
+		p := w.path
+		if _, value, ok := strings.Cut(p, "="); ok && strings.HasPrefix(w.text, "--") {
+			p = value
+		}
+		v = stricter(v, e.tightenPath(p, true, true, "argument "+quoteArg(w.text), tr))
+	}
+	return v
+}
+
+func (e *Engine) redirectVerdict(rd Redirect, tr *tracer) verdict {
+	if rd.Op == "<<" || rd.Op == "<<-" || !rd.pathOK {
+		return verdict{action: Allow}
+	}
+	v := e.tightenPath(rd.path, !rd.Write, rd.Write, "redirect "+rd.Op+" "+quoteArg(rd.Target), tr)
+	if !rd.Write || isDevNull(rd.path) {
+		return v
+	}
+	w := e.preset.writeVerdict()
+	if w.action != Allow {
+		w.reason = fmt.Sprintf("the command writes to %s: %s", quoteArg(rd.Target), w.reason)
+		tr.add("redirect", w.reason, w.action, w.rule)
+	}
+	return stricter(v, w)
+}
+
+func isDevNull(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// tightenPath applies the ask and deny path rules of every layer to one
+// path: commands may only be restricted by path rules, never allowed.
+func (e *Engine) tightenPath(p string, read, write bool, what string, tr *tracer) verdict {
+	rel := e.relPath(p)
+	match := func(r *rule) bool { return r.action != Allow && r.matchesPath(rel, read, write) }
+	v := verdict{action: Allow}
+	for _, rules := range [][]*rule{e.pool, e.tighten} {
+		if r := strictest(rules, pathRule, match); r != nil {
+			v = stricter(v, r.verdict(fmt.Sprintf("%s matches path rule %s", what, r.target())))
+		}
+	}
+	if v.action != Allow {
+		tr.add("path", v.reason, v.action, v.rule)
+	}
+	return v
+}
+
+// pathsVerdict decides a tool that is not a command runner: each path
+// argument is decided by the strictest matching path rule, or else the
+// tool's verdict. Path allow rules lift only the preset's default of a
+// plain file tool, never an explicit tool rule or a network, exec or
+// external tool.
+func (e *Engine) pathsVerdict(spec tool.Spec, args callArgs, base verdict, tr *tracer) verdict {
+	eff := spec.Effects
+	read, write := eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles
+	liftable := !base.explicit && !eff.Exec && !eff.Network && !eff.External
+	paths := pathArgs(spec, args)
+	if len(paths) == 0 {
+		return base
+	}
+	v := verdict{action: Allow, rule: base.rule, reason: base.reason}
+	for _, p := range paths {
+		rel := e.relPath(p)
+		pv := base
+		r := strictest(e.pool, pathRule, func(r *rule) bool { return r.matchesPath(rel, read, write) })
+		switch {
+		case r == nil:
+		case r.action != Allow:
+			pv = stricter(base, r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target())))
+		case liftable:
+			pv = r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target()))
+		}
+		pv = stricter(pv, e.projectPath(rel, read, write, p))
+		tr.add("path", quoteArg(p)+": "+pv.reason, pv.action, pv.rule)
+		v = stricter(v, pv)
+	}
+	return v
+}
+
+// pathArgs returns the values of a tool's path arguments.
+func pathArgs(spec tool.Spec, args callArgs) []string {
+	var paths []string
+	for _, field := range spec.Effects.PathArgs {
+		vals, _ := args.strings(field)
+		paths = append(paths, vals...)
+	}
+	return paths
+}
+
+func (e *Engine) projectPath(rel string, read, write bool, shown string) verdict {
+	r := strictest(e.tighten, pathRule, func(r *rule) bool { return r.matchesPath(rel, read, write) })
+	if r == nil {
+		return verdict{action: Allow}
+	}
+	return r.verdict(fmt.Sprintf("%s matches the project's path rule %s", quoteArg(shown), r.target()))
+}
+
+// normalizeArgv is normalize for plain strings.
+func normalizeArgv(argv []string) []string {
+	ws := make([]word, len(argv))
+	for i, a := range argv {
+		ws[i] = litWord(a)
+	}
+	return normalize(ws)
+}

@@ -1,0 +1,207 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+)
+
+// LayerKind orders configuration layers: built-in < user < project.
+type LayerKind int
+
+// Layer kinds.
+const (
+	// LayerBuiltin holds rein's defaults.
+	LayerBuiltin LayerKind = iota
+	// LayerUser is the user's own configuration (~/.config/rein/) and
+	// command-line flags: it may loosen the defaults.
+	LayerUser
+	// LayerProject is the workspace's .rein/ configuration. It comes
+	// with the repository, so it can only tighten: its allow rules are
+	// ignored unless the user approved them for this workspace.
+	LayerProject
+)
+
+// String returns "builtin", "user" or "project".
+func (k LayerKind) String() string {
+	switch k {
+	case LayerBuiltin:
+		return "builtin"
+	case LayerUser:
+		return "user"
+	default:
+		return "project"
+	}
+}
+
+// Layer is the policy configuration of one source.
+type Layer struct {
+	Kind LayerKind
+	// Source names where the configuration came from, for messages
+	// ("~/.config/rein/config.toml", "--preset").
+	Source string
+	Config Config
+}
+
+// EngineConfig configures NewEngine.
+type EngineConfig struct {
+	// Workspace is the directory tools are confined to. Required.
+	Workspace string
+	// Home is the user's home directory; empty means os.UserHomeDir.
+	Home string
+	// Layers are applied in order; later user layers override earlier
+	// presets. Without a LayerBuiltin layer, BuiltinConfig is used.
+	Layers []Layer
+	// Approved holds the project rules the user approved "always for
+	// this project". It lives outside the workspace so a cloned
+	// repository cannot approve its own rules. Nil approves nothing.
+	Approved ApprovedStore
+}
+
+// Engine is the layered policy. It implements Decider; it is immutable
+// after NewEngine and safe for concurrent use, and Decide does no I/O.
+type Engine struct {
+	opts     AnalyzeOptions
+	preset   Preset
+	pool     []*rule // built-in, user and approved project rules
+	tighten  []*rule // project ask and deny rules
+	hard     []hardPrefix
+	warnings []string
+}
+
+type hardPrefix struct {
+	prefix []string
+	reason string
+	source string
+}
+
+// BuiltinConfig is rein's built-in layer: the editor preset and allow
+// rules for shell builtins that only change the shell's own state, so
+// `cd sub && go test` needs no more approval than `go test`.
+func BuiltinConfig() Config {
+	c := Config{Preset: string(PresetEditor)}
+	for _, name := range []string{
+		"cd", "pushd", "popd", "pwd", "echo", "printf", "true", "false", ":", "test", "[",
+		"exit", "return", "shift", "set", "export", "unset", "local", "declare", "readonly", "sleep",
+	} {
+		c.Commands = append(c.Commands, CommandRule{Prefix: []string{name}, Action: "allow"})
+	}
+	return c
+}
+
+// NewEngine validates and compiles the layers.
+func NewEngine(cfg EngineConfig) (*Engine, error) {
+	if cfg.Workspace == "" {
+		return nil, errors.New("policy: EngineConfig.Workspace is empty; pass the workspace directory")
+	}
+	home := cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	ws := canonicalWorkspace(cfg.Workspace)
+	e := &Engine{opts: AnalyzeOptions{Workspace: ws, Home: cleanOr(home, unknownHome)}, preset: PresetEditor}
+	layers := cfg.Layers
+	if !slices.ContainsFunc(layers, func(l Layer) bool { return l.Kind == LayerBuiltin }) {
+		layers = append([]Layer{{Kind: LayerBuiltin, Source: "built-in", Config: BuiltinConfig()}}, layers...)
+	}
+	var projectPresets []Layer
+	for _, l := range layers {
+		if err := l.Config.Validate(); err != nil {
+			return nil, fmt.Errorf("policy layer %s: %w", l.Source, err)
+		}
+		if l.Kind == LayerProject {
+			projectPresets = append(projectPresets, l)
+		} else if l.Config.Preset != "" {
+			e.preset = Preset(l.Config.Preset)
+		}
+		e.addRules(l, ws, cfg.Approved)
+	}
+	for _, l := range projectPresets {
+		if l.Config.Preset == "" {
+			continue
+		}
+		if p := Preset(l.Config.Preset); p.rank() < e.preset.rank() {
+			e.preset = p
+		} else if p != e.preset {
+			e.warn("%s: preset %q ignored: a project can only tighten the policy (the preset is %q)", l.Source, p, e.preset)
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) addRules(l Layer, ws string, approved ApprovedStore) {
+	var rules []*rule
+	for i, r := range l.Config.Tools {
+		rules = append(rules, withOrigin(compileTool(r), l, i))
+	}
+	for i, r := range l.Config.Commands {
+		rules = append(rules, withOrigin(compileCommand(r), l, i))
+	}
+	for i, r := range l.Config.Paths {
+		rules = append(rules, withOrigin(compilePath(r), l, i))
+	}
+	for _, r := range rules {
+		switch {
+		case l.Kind != LayerProject:
+			e.pool = append(e.pool, r)
+		case r.action != Allow:
+			e.tighten = append(e.tighten, r)
+		case approved != nil && approved.Approved(ws, r.fingerprint(ws)):
+			e.pool = append(e.pool, r)
+		default:
+			e.warn("%s ignored: a project can only tighten the policy; approve it with [a]lways at a prompt, or add it to your user configuration", r.where())
+		}
+	}
+	for _, h := range l.Config.HardDeny {
+		reason := h.Reason
+		if reason == "" {
+			reason = fmt.Sprintf("%q is on the hard-deny list of %s", describePrefix(h.Prefix), l.Source)
+		}
+		e.hard = append(e.hard, hardPrefix{prefix: h.Prefix, reason: reason, source: l.Source})
+	}
+}
+
+func withOrigin(r *rule, l Layer, i int) *rule {
+	r.layer, r.source, r.index = l.Kind, l.Source, i
+	return r
+}
+
+func (e *Engine) warn(format string, args ...any) {
+	e.warnings = append(e.warnings, fmt.Sprintf(format, args...))
+}
+
+// Warnings are the problems found while loading the layers that are not
+// errors: ignored project allow rules and presets.
+func (e *Engine) Warnings() []string { return slices.Clone(e.warnings) }
+
+// Preset is the effective preset.
+func (e *Engine) Preset() Preset { return e.preset }
+
+// Workspace is the canonical workspace directory the engine decides for.
+func (e *Engine) Workspace() string { return e.opts.Workspace }
+
+// Decide decides one call.
+func (e *Engine) Decide(_ context.Context, c Call) Decision {
+	return e.decide(c, nil)
+}
+
+// Step is one step of how the engine reached a decision.
+type Step struct {
+	// Stage is what was considered: "analysis", "hard-deny", "tool",
+	// "command", "path", "concern", "redirect", "destructive", "project",
+	// "decision".
+	Stage  string
+	Detail string
+	Action Action
+	Rule   string
+}
+
+// Explain returns the steps that lead to the decision of a call, the
+// last of which is the decision itself. It is for debugging policies.
+func (e *Engine) Explain(c Call) []Step {
+	var steps []Step
+	d := e.decide(c, &steps)
+	return append(steps, Step{Stage: "decision", Detail: d.Reason, Action: d.Action, Rule: d.Rule})
+}

@@ -1,0 +1,271 @@
+package policy
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// exec walks one simple command given as resolved words: every level is
+// checked for hard denials, wrappers are unwrapped, and the command that
+// finally runs is recorded.
+func (a *analyzer) exec(ws []word, fr frame, via []string) {
+	a.execArgs(ws, fr, via, false)
+}
+
+func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool) {
+	for level := 0; len(ws) > 0; level++ {
+		if !a.spend() {
+			return
+		}
+		if level > maxUnwrap {
+			a.concern("too-complex", "the command stacks more wrappers than rein analyzes")
+			a.leaf(ws, via, unknownArgs, false)
+			return
+		}
+		if a.guessing == 0 {
+			a.res.Invocations = append(a.res.Invocations, texts(ws))
+		}
+		name := ws[0]
+		if name.dynamic() {
+			a.concern("dynamic-command", "the command name "+quoteArg(name.text)+" is only known at run time")
+			a.guess(ws, fr, via)
+			if !name.literal || name.glob {
+				a.leaf(ws, via, unknownArgs, true)
+				return
+			}
+		}
+		base := cmdBase(name.text)
+		a.checkLevel(base, ws, fr, unknownArgs)
+		a.track(base, ws, fr)
+		u := a.unwrap(base, ws, fr)
+		switch {
+		case u.code != nil:
+			if !u.code.literal {
+				a.concern("dynamic-code", "the shell code run by "+u.label+" is only known at run time")
+			}
+			cf := fr
+			cf.depth++
+			cf.via = append(slices.Clip(via), u.label)
+			a.code(u.code.text, cf)
+			return
+		case len(u.inner) == 0:
+			a.leaf(ws, via, unknownArgs, name.dynamic())
+			return
+		}
+		if u.keepSelf {
+			a.leaf(ws, via, unknownArgs, false)
+		}
+		via = append(slices.Clip(via), u.label)
+		for _, in := range u.inner[1:] {
+			a.execArgs(in, fr, via, u.unknownArgs)
+		}
+		ws, unknownArgs = u.inner[0], u.unknownArgs
+	}
+}
+
+// guess checks what a command with a dynamic name may run, for hard
+// denials only: the name's static guess ($x assigned "sudo" earlier,
+// $(echo sudo)), the rest of the words when the name may expand to
+// nothing, and well-known commands a glob name matches (/usr/bin/su?o).
+func (a *analyzer) guess(ws []word, fr frame, via []string) {
+	if a.guessing >= 2 {
+		return
+	}
+	a.guessing++
+	defer func() { a.guessing-- }()
+	name := ws[0]
+	if !name.literal {
+		if fields := strings.Fields(name.alt); len(fields) > 0 {
+			v := make([]word, 0, len(fields)+len(ws)-1)
+			for _, f := range fields {
+				v = append(v, litWord(f))
+			}
+			a.execArgs(append(v, ws[1:]...), fr, via, false)
+		} else if !name.quoted {
+			a.execArgs(ws[1:], fr, via, false)
+		}
+	}
+	if name.glob {
+		pattern := strings.ToLower(path.Base(name.text))
+		for _, known := range guessNames {
+			if ok, _ := path.Match(pattern, known); ok {
+				v := append([]word{litWord(known)}, ws[1:]...)
+				a.execArgs(v, fr, via, false)
+			}
+		}
+	}
+}
+
+// guessNames are the commands a glob in the command position is tested
+// against.
+var guessNames = []string{
+	"sudo", "sudoedit", "su", "doas", "pkexec", "runuser", "run0", "rm", "dd",
+	"mkfs", "mke2fs", "mkswap", "wipefs", "git", "sh", "bash", "zsh", "dash",
+	"env", "xargs", "eval", "curl", "wget",
+}
+
+// leaf records a command that runs.
+func (a *analyzer) leaf(ws []word, via []string, unknownArgs, dynamic bool) {
+	if a.guessing > 0 {
+		return
+	}
+	a.res.Commands = append(a.res.Commands, Command{
+		Args:        texts(ws),
+		Dynamic:     dynamic,
+		Via:         slices.Clone(via),
+		words:       ws,
+		norm:        normalize(ws),
+		unknownArgs: unknownArgs,
+	})
+}
+
+// cmdBase is the lower-cased base name of a command word: /usr/bin/SUDO
+// is sudo on a case-insensitive file system.
+func cmdBase(name string) string {
+	return strings.ToLower(path.Base(name))
+}
+
+// normalize returns the argv rules match on.
+func normalize(ws []word) []string {
+	argv := texts(ws)
+	if len(argv) == 0 {
+		return argv
+	}
+	if path.IsAbs(argv[0]) {
+		argv[0] = path.Base(argv[0])
+	}
+	if argv[0] == "git" {
+		return gitNormalize(argv)
+	}
+	return argv
+}
+
+// track follows state that later commands depend on: the directories
+// cd moves to, downloads for pipelines, calls of functions being defined.
+func (a *analyzer) track(base string, ws []word, fr frame) {
+	if a.guessing > 0 {
+		return
+	}
+	if downloaders[base] {
+		a.downloads++
+	}
+	for _, f := range a.funcs {
+		if f.name == ws[0].text {
+			f.calls++
+			if fr.inPipe || fr.bg {
+				f.risky = true
+			}
+		}
+	}
+	if base != "cd" && base != "pushd" {
+		return
+	}
+	var target *word
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		if t == "--" {
+			if i+1 < len(ws) {
+				target = &ws[i+1]
+			}
+			break
+		}
+		if strings.HasPrefix(t, "-") && t != "-" {
+			continue // -L, -P, -e, -@
+		}
+		target = &ws[i]
+		break
+	}
+	switch {
+	case target == nil:
+		a.addCwd([]string{a.home})
+	case target.text == "-" || strings.HasPrefix(target.text, "+") || strings.HasPrefix(target.text, "-"):
+		// back to a directory already in the set
+	case !target.pathOK || target.glob:
+		a.cwdUnknown = true
+	default:
+		a.addCwd(a.absPaths(target.path))
+	}
+}
+
+func (a *analyzer) addCwd(dirs []string) {
+	for _, d := range dirs {
+		if !slices.Contains(a.cwds, d) {
+			if len(a.cwds) >= 32 {
+				a.cwdUnknown = true
+				return
+			}
+			a.cwds = append(a.cwds, d)
+		}
+	}
+}
+
+// absPaths resolves a path against every directory the command may run
+// in.
+func (a *analyzer) absPaths(p string) []string {
+	if path.IsAbs(p) {
+		return []string{path.Clean(p)}
+	}
+	out := make([]string, 0, len(a.cwds))
+	for _, d := range a.cwds {
+		out = append(out, path.Join(d, p))
+	}
+	return out
+}
+
+// checkWriteTarget makes a redirect that writes outside the workspace a
+// concern: file tools are confined to the workspace, and a shell
+// redirect must not be a way around that.
+func (a *analyzer) checkWriteTarget(w word) {
+	if !w.pathOK || w.glob {
+		a.concern("write-outside", "the command writes to "+quoteArg(w.text)+", a file chosen at run time")
+		return
+	}
+	if !path.IsAbs(w.path) && a.cwdUnknown {
+		a.concern("write-outside", "the command writes to "+quoteArg(w.text)+" after changing to a directory rein cannot tell")
+		return
+	}
+	for _, p := range a.absPaths(w.path) {
+		if !a.writableOutside(p) && !within(p, a.ws) {
+			a.concern("write-outside", "the command writes to "+p+", outside the workspace")
+			return
+		}
+	}
+}
+
+// writableOutside reports whether writing p is harmless although it is
+// outside the workspace: /dev/null and friends, and temporary directories.
+func (a *analyzer) writableOutside(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
+	}
+	for _, dir := range []string{"/dev/fd", "/proc/self/fd", "/tmp", "/var/tmp", tempDir} {
+		if dir != "" && within(p, dir) && p != dir {
+			return true
+		}
+	}
+	return false
+}
+
+// tempDir is the process temporary directory, where commands may write.
+var tempDir = filepath.Clean(os.TempDir())
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// quoteArg shows a word in a reason, compactly.
+func quoteArg(s string) string {
+	const maxLen = 80
+	if r := []rune(s); len(r) > maxLen {
+		s = string(r[:maxLen]) + "…"
+	}
+	return "`" + s + "`"
+}

@@ -1,0 +1,195 @@
+package policy
+
+import (
+	"strings"
+)
+
+// gitGlobalValue are git's global options that take a separate value.
+var gitGlobalValue = map[string]bool{
+	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--attr-source": true,
+}
+
+// gitSub returns the index of git's subcommand in argv (len(argv) when
+// there is none), skipping global options: `git -C x -c k=v push`.
+func gitSub(argv []string) int {
+	i := 1
+	for i < len(argv) {
+		t := argv[i]
+		if !strings.HasPrefix(t, "-") {
+			return i
+		}
+		if gitGlobalValue[t] {
+			i += 2
+			continue
+		}
+		i++
+	}
+	return len(argv)
+}
+
+// gitNormalize removes git's global options, so a rule for `git push`
+// also matches `git -C x push`.
+func gitNormalize(argv []string) []string {
+	i := gitSub(argv)
+	return append([]string{argv[0]}, argv[i:]...)
+}
+
+// gitConfig is one -c key=value (or --config-env key=VAR) given to git.
+type gitConfig struct {
+	key   string
+	value word
+	env   bool
+}
+
+func gitConfigs(ws []word) []gitConfig {
+	var out []gitConfig
+	argv := texts(ws)
+	end := gitSub(argv)
+	for i := 1; i < end; i++ {
+		t := argv[i]
+		var kv word
+		env := false
+		switch {
+		case (t == "-c" || t == "--config-env") && i+1 < end:
+			kv, env = ws[i+1], t == "--config-env"
+			i++
+		case strings.HasPrefix(t, "--config-env="):
+			kv, env = ws[i], true
+			kv.text = strings.TrimPrefix(t, "--config-env=")
+		default:
+			continue
+		}
+		key, value, _ := strings.Cut(kv.text, "=")
+		v := kv
+		v.text, v.alt = value, value
+		out = append(out, gitConfig{key: strings.ToLower(key), value: v, env: env})
+	}
+	return out
+}
+
+// gitCommandKey reports whether a git configuration key names a command
+// git runs (a pager, an editor, a credential helper, a filter, …).
+func gitCommandKey(key string) bool {
+	for _, p := range []string{"pager.", "protocol.", "includeif.", "sendemail.", "alias."} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	for _, s := range []string{
+		".sshcommand", ".pager", ".editor", ".fsmonitor", ".hookspath", ".askpass", ".gitproxy",
+		".external", ".textconv", ".command", ".driver", ".clean", ".smudge", ".process",
+		".helper", ".program", ".packobjectshook", ".uploadpack", ".receivepack", ".cmd",
+		".difffilter", ".path", ".templatedir", ".browser", ".proxycommand",
+	} {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGit denies force pushes and makes configuration that runs
+// commands a concern.
+func (a *analyzer) checkGit(ws []word, fr frame) {
+	for _, c := range gitConfigs(ws) {
+		if strings.HasPrefix(c.key, "alias.") && !c.env {
+			continue // run through unwrapGit
+		}
+		if gitCommandKey(c.key) || c.env && strings.HasPrefix(c.key, "alias.") {
+			a.concern("git-config", "git -c "+c.key+" makes git run a command")
+		}
+	}
+	argv := texts(ws)
+	i := gitSub(argv)
+	if i >= len(argv) {
+		return
+	}
+	switch argv[i] {
+	case "push", "send-pack":
+		if forcePush(argv[i+1:]) {
+			a.hard("force-push", "git "+argv[i]+" with force ("+strings.Join(argv, " ")+") is never allowed")
+		}
+	case "config":
+		for k := i + 1; k < len(argv); k++ {
+			key := strings.ToLower(argv[k])
+			if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
+				continue
+			}
+			if strings.HasPrefix(key, "alias.") && k+1 < len(ws) {
+				if code, ok := strings.CutPrefix(ws[k+1].text, "!"); ok {
+					cf := fr
+					cf.depth++
+					a.code(code, cf)
+				}
+				continue
+			}
+			a.concern("git-config", "git config "+key+" makes git run a command")
+		}
+	}
+}
+
+// forcePush reports whether git push arguments force the update.
+func forcePush(args []string) bool {
+	valueOpts := map[string]bool{"-o": true, "--push-option": true, "--repo": true, "--receive-pack": true, "--exec": true}
+	for j := 0; j < len(args); j++ {
+		t := args[j]
+		switch {
+		case t == "--":
+			for _, op := range args[j+1:] {
+				if strings.HasPrefix(op, "+") {
+					return true
+				}
+			}
+			return false
+		case t == "--force", t == "--mirror", t == "--force-if-includes", strings.HasPrefix(t, "--force-with-lease"):
+			return true
+		case valueOpts[t]:
+			j++
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			for _, c := range t[1:] {
+				if c == 'f' {
+					return true
+				}
+				if c == 'o' {
+					if strings.HasSuffix(t, "o") {
+						j++
+					}
+					break
+				}
+			}
+		case strings.HasPrefix(t, "+"):
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapGit expands an alias defined with git -c alias.NAME=…: a `!`
+// alias is shell code, any other alias is more git arguments.
+func (a *analyzer) unwrapGit(ws []word) unwrapped {
+	argv := texts(ws)
+	i := gitSub(argv)
+	if i >= len(argv) {
+		return unwrapped{}
+	}
+	for _, c := range gitConfigs(ws) {
+		if c.env || !strings.EqualFold(c.key, "alias."+argv[i]) {
+			continue
+		}
+		if code, ok := strings.CutPrefix(c.value.text, "!"); ok {
+			w := c.value
+			w.text = code
+			return unwrapped{label: "git alias", code: &w}
+		}
+		inner := []word{ws[0]}
+		for _, f := range strings.Fields(c.value.text) {
+			g := litWord(f)
+			g.literal = c.value.literal
+			inner = append(inner, g)
+		}
+		return unwrapped{label: "git alias", inner: [][]word{append(inner, ws[i+1:]...)}}
+	}
+	return unwrapped{}
+}

@@ -1,0 +1,263 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// The built-in hard denials. Nothing lifts them: no preset, rule, layer
+// or approver. Configuration can add more ([[policy.hard_deny]]), never
+// remove one.
+//
+//   - privilege: sudo, su, doas, pkexec and friends, anywhere.
+//   - rm-root: recursive rm (also find -delete, chmod/chown -R) of /, a
+//     top-level directory, the home directory, the workspace root or an
+//     ancestor of either; rm --no-preserve-root.
+//   - raw-device: writing to a block device or /dev/mem (dd of=, a
+//     redirect, tee, cp, …).
+//   - mkfs: creating or wiping a file system (mkfs*, mke2fs, mkswap,
+//     wipefs, blkdiscard).
+//   - fork-bomb: a function that calls itself in a pipeline or in the
+//     background.
+//   - download-exec: a download piped into a shell or interpreter, or
+//     given to one as its code (bash <(curl …), sh -c "$(curl …)").
+//   - force-push: git push --force, -f, --force-with-lease, --mirror, or a
+//     +refspec.
+
+// privilegeCommands run a command as another user.
+var privilegeCommands = map[string]bool{
+	"sudo": true, "sudoedit": true, "su": true, "doas": true, "pkexec": true,
+	"runuser": true, "run0": true, "sudo.ws": true, "please": true, "calife": true,
+}
+
+// downloaders fetch data from the network.
+var downloaders = map[string]bool{
+	"curl": true, "wget": true, "wget2": true, "fetch": true, "aria2c": true, "http": true,
+	"https": true, "xh": true, "xhs": true, "curlie": true, "lwp-request": true, "get": true,
+	"lwp-download": true,
+}
+
+func isMkfs(base string) bool {
+	switch base {
+	case "mke2fs", "mkswap", "wipefs", "blkdiscard", "newfs", "mkdosfs", "mkntfs":
+		return true
+	}
+	return strings.HasPrefix(base, "mkfs")
+}
+
+// rawWriters write to the files named in their arguments.
+var rawWriters = map[string]bool{
+	"tee": true, "cp": true, "mv": true, "install": true, "shred": true, "fdisk": true,
+	"sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true, "parted": true,
+	"hdparm": true, "badblocks": true, "truncate": true, "ln": true, "pv": true,
+}
+
+// checkLevel runs the hard-deny checks on one level of a command.
+func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool) {
+	switch {
+	case privilegeCommands[base]:
+		a.hard("privilege", "privilege escalation ("+base+") is never allowed")
+	case isMkfs(base):
+		a.hard("mkfs", "creating or wiping a file system ("+base+") is never allowed")
+	}
+	switch base {
+	case "rm":
+		a.checkRemove(ws, unknownArgs)
+	case "chmod", "chown", "chgrp":
+		a.checkRecursiveChange(base, ws)
+	case "dd":
+		for _, w := range ws[1:] {
+			if v, ok := strings.CutPrefix(w.path, "of="); ok && w.pathOK && anyRawDevice(a.absPaths(v)) {
+				a.hard("raw-device", "writing to the raw device "+v+" is never allowed")
+			}
+		}
+	case "git":
+		a.checkGit(ws, fr)
+	}
+	if rawWriters[base] {
+		for _, w := range ws[1:] {
+			if w.pathOK && anyRawDevice(a.absPaths(w.path)) {
+				a.hard("raw-device", base+" writing to the raw device "+w.text+" is never allowed")
+			}
+		}
+	}
+	a.checkInterpreter(base, ws, fr)
+}
+
+// checkRemove denies a recursive rm of a catastrophic target.
+func (a *analyzer) checkRemove(ws []word, unknownArgs bool) {
+	recursive, noPreserve, maybeFlags := false, false, false
+	var targets []word
+	endOpts := false
+	for _, w := range ws[1:] {
+		for _, t := range a.splitUnquoted(w) {
+			switch {
+			case !endOpts && t.text == "--":
+				endOpts = true
+			case !endOpts && strings.HasPrefix(t.text, "--"):
+				switch t.text {
+				case "--recursive":
+					recursive = true
+				case "--no-preserve-root":
+					noPreserve = true
+				}
+			case !endOpts && strings.HasPrefix(t.text, "-") && len(t.text) > 1:
+				if strings.ContainsAny(t.text, "rR") {
+					recursive = true
+				}
+			default:
+				if !t.literal && !t.quoted {
+					maybeFlags = true // $opts may hold -rf
+				}
+				targets = append(targets, t)
+			}
+		}
+	}
+	if !recursive && !maybeFlags {
+		return
+	}
+	if noPreserve && recursive {
+		a.hard("rm-root", "rm --no-preserve-root is never allowed")
+	}
+	if unknownArgs && recursive {
+		a.concern("rm-dynamic", "recursive rm of paths only known at run time")
+	}
+	a.checkRecursiveRemove("rm -r", targets)
+}
+
+// splitUnquoted returns an unquoted expansion's static guess split into
+// fields, as the shell splits it (x="-rf /"; rm $x); other words are
+// returned as they are.
+func (a *analyzer) splitUnquoted(w word) []word {
+	if w.literal || w.quoted {
+		return []word{w}
+	}
+	fields := strings.Fields(w.alt)
+	if len(fields) == 0 {
+		return []word{w}
+	}
+	out := []word{w}
+	for _, f := range fields {
+		g := litWord(f)
+		if strings.HasPrefix(f, "~") || strings.HasPrefix(f, "$HOME") {
+			g.pathOK = false
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// checkRecursiveRemove denies removing a catastrophic target and makes a
+// target known only at run time a concern.
+func (a *analyzer) checkRecursiveRemove(what string, targets []word) {
+	for _, t := range targets {
+		if t.literal && t.text == "" {
+			continue // rm "" removes nothing
+		}
+		if !t.literal && !t.pathOK {
+			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+", a path only known at run time")
+			continue
+		}
+		if !t.pathOK {
+			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+", a path rein cannot resolve")
+			continue
+		}
+		p := t.path
+		if t.glob && t.globAt >= 0 && t.globAt <= len(p) {
+			// A glob removes entries of the directory it is in.
+			p = p[:strings.LastIndexByte(p[:t.globAt], '/')+1]
+			if p == "" {
+				p = "."
+			}
+		}
+		if !path.IsAbs(p) && a.cwdUnknown {
+			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+" after changing to a directory rein cannot tell")
+		}
+		for _, abs := range a.absPaths(p) {
+			if why := a.catastrophic(abs); why != "" {
+				a.hard("rm-root", what+" of "+quoteArg(t.text)+" ("+why+") is never allowed")
+				return
+			}
+		}
+	}
+}
+
+// catastrophic says why removing abs (or the entries of abs, for a glob)
+// destroys something that cannot be rebuilt, or returns "".
+func (a *analyzer) catastrophic(abs string) string {
+	switch {
+	case abs == "/":
+		return "the root directory"
+	case strings.Count(abs, "/") == 1:
+		return "a top-level system directory"
+	case abs == a.home:
+		return "the home directory"
+	case within(a.home, abs):
+		return "an ancestor of the home directory"
+	case abs == a.ws:
+		return "the workspace root"
+	case within(a.ws, abs):
+		return "an ancestor of the workspace"
+	}
+	return ""
+}
+
+// checkRecursiveChange denies chmod/chown/chgrp -R of a catastrophic
+// target: it breaks the system or locks the user out of their files.
+func (a *analyzer) checkRecursiveChange(base string, ws []word) {
+	recursive := false
+	var targets []word
+	for _, w := range ws[1:] {
+		switch {
+		case w.text == "--recursive" || (strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "R")):
+			recursive = true
+		case strings.HasPrefix(w.text, "-"):
+		default:
+			targets = append(targets, w)
+		}
+	}
+	if !recursive || len(targets) < 2 {
+		return
+	}
+	for _, t := range targets[1:] {
+		if !t.pathOK || t.glob {
+			continue
+		}
+		for _, abs := range a.absPaths(t.path) {
+			if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
+				a.hard("rm-root", base+" -R of "+quoteArg(t.text)+" ("+why+") is never allowed")
+				return
+			}
+		}
+	}
+}
+
+// rawDevicePrefixes are /dev entries that are disks, partitions or memory.
+var rawDevicePrefixes = []string{
+	"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "mapper/", "dm-", "md",
+	"loop", "sr", "nbd", "zram", "rbd", "bcache", "mtd", "ubi", "block/", "sg", "fd0", "fd1",
+	"mem", "kmem", "port", "root", "cdrom", "dvd",
+}
+
+func anyRawDevice(paths []string) bool {
+	for _, p := range paths {
+		if isRawDevice(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRawDevice reports whether p names a disk, partition or memory device.
+func isRawDevice(p string) bool {
+	name, ok := strings.CutPrefix(path.Clean(p), "/dev/")
+	if !ok {
+		return false
+	}
+	for _, pre := range rawDevicePrefixes {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,184 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+)
+
+// interpSpec describes how an interpreter finds the code it runs.
+type interpSpec struct {
+	// shell: -c makes the first operand the code (sh, bash, …).
+	shell bool
+	// code are short options whose value is code (perl -e); longCode the
+	// long ones.
+	code     string
+	longCode []string
+	// value are short options with a value that is not code.
+	value string
+	// module are short options after which neither a script nor stdin
+	// is run (python -m).
+	module string
+}
+
+var shellSpec = interpSpec{shell: true}
+
+var interpreters = map[string]interpSpec{
+	"sh": shellSpec, "bash": shellSpec, "zsh": shellSpec, "dash": shellSpec, "ksh": shellSpec,
+	"mksh": shellSpec, "ash": shellSpec, "yash": shellSpec, "fish": shellSpec, "csh": shellSpec,
+	"tcsh": shellSpec, "rbash": shellSpec,
+	"python": {code: "c", value: "WX", module: "m"},
+	"pypy":   {code: "c", value: "WX", module: "m"},
+	"perl":   {code: "eE", value: "MmIlx"},
+	"ruby":   {code: "e", value: "rIEC"},
+	"node":   {code: "ep", longCode: []string{"--eval", "--print"}, value: "r"},
+	"nodejs": {code: "ep", longCode: []string{"--eval", "--print"}, value: "r"},
+	"php":    {code: "r", value: "cdzf"},
+	"lua":    {code: "e", value: "l"},
+	"luajit": {code: "e", value: "lj"},
+	"tclsh":  {},
+	"pwsh":   {code: "c", longCode: []string{"-command", "-Command"}},
+}
+
+// interpRun is how an interpreter invocation gets its code.
+type interpRun struct {
+	shell bool
+	// code are the words that are code or name a script to run.
+	code []word
+	// shellCode is a shell's -c string.
+	shellCode *word
+	// fromStdin says the code is read from standard input.
+	fromStdin bool
+}
+
+// interpreterSpec finds the spec of a command name, ignoring a version
+// suffix (python3.12, perl5.36, lua5.4).
+func interpreterSpec(base string) (interpSpec, bool) {
+	if s, ok := interpreters[base]; ok {
+		return s, true
+	}
+	trimmed := strings.TrimRight(base, "0123456789.")
+	s, ok := interpreters[trimmed]
+	return s, ok && trimmed != ""
+}
+
+// interp works out where an interpreter invocation takes its code from.
+func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
+	switch base {
+	case "source", ".":
+		run := interpRun{}
+		if len(ws) > 1 {
+			run.code = ws[1:2]
+			switch ws[1].text {
+			case "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
+				run.fromStdin = true
+			}
+		}
+		return run, true
+	case "eval":
+		return interpRun{code: ws[1:]}, true
+	}
+	spec, ok := interpreterSpec(base)
+	if !ok {
+		return interpRun{}, false
+	}
+	run := interpRun{shell: spec.shell}
+	dashC, dashS, other := false, false, false
+	i := 1
+	for i < len(ws) {
+		t := ws[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if t == "-" || len(t) < 2 || (t[0] != '-' && !(spec.shell && t[0] == '+')) {
+			break
+		}
+		if strings.HasPrefix(t, "--") || (!spec.shell && len(spec.longCode) > 0 && slices.Contains(spec.longCode, t)) {
+			name, _, hasValue := strings.Cut(t, "=")
+			switch {
+			case slices.Contains(spec.longCode, name):
+				other = true
+				if !hasValue && i+1 < len(ws) {
+					run.code = append(run.code, ws[i+1])
+					i++
+				}
+			case spec.shell && (name == "--rcfile" || name == "--init-file") && !hasValue && i+1 < len(ws):
+				run.code = append(run.code, ws[i+1])
+				i++
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			c := t[j]
+			switch {
+			case spec.shell && c == 'c':
+				dashC = true
+			case spec.shell && c == 's':
+				dashS = true
+			case spec.shell && (c == 'o' || c == 'O'):
+				i++
+				j = len(t)
+			case strings.IndexByte(spec.code, c) >= 0, strings.IndexByte(spec.value, c) >= 0,
+				strings.IndexByte(spec.module, c) >= 0:
+				v := ws[i]
+				v.text = t[j+1:]
+				if v.text == "" && i+1 < len(ws) {
+					i++
+					v = ws[i]
+				}
+				if strings.IndexByte(spec.code, c) >= 0 {
+					run.code = append(run.code, v)
+					other = true
+				}
+				if strings.IndexByte(spec.module, c) >= 0 {
+					other = true
+				}
+				j = len(t)
+			}
+		}
+		i++
+	}
+	operands := ws[min(i, len(ws)):]
+	switch {
+	case dashC:
+		if len(operands) > 0 {
+			run.shellCode = &operands[0]
+			run.code = append(run.code, operands[0])
+		}
+	case dashS:
+		run.fromStdin = true
+	case other:
+	case len(operands) > 0 && operands[0].text != "-":
+		run.code = append(run.code, operands[0])
+	default:
+		run.fromStdin = true
+	}
+	return run, true
+}
+
+// checkInterpreter denies running downloaded code — piped into an
+// interpreter, or given to it as a script or -c string — and makes running
+// code piped from another command a concern.
+func (a *analyzer) checkInterpreter(base string, ws []word, fr frame) {
+	run, ok := a.interp(base, ws)
+	if !ok {
+		return
+	}
+	for _, w := range run.code {
+		if w.download {
+			a.hard("download-exec", "running downloaded code ("+base+" with a download as its code) is never allowed")
+			return
+		}
+	}
+	if !run.fromStdin {
+		return
+	}
+	if fr.taint {
+		a.hard("download-exec", "piping a download into "+base+" is never allowed")
+		return
+	}
+	if fr.pipeIn && !(run.shell && fr.stdinCode != nil) {
+		a.concern("dynamic-code", base+" runs code piped from another command")
+	}
+}

@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/reinharness/rein/tool"
+)
+
+// Preset is a named default policy for tools no rule decides. Presets
+// decide from a tool's declared Effects, never from its name.
+type Preset string
+
+// Presets, from the most to the least restrictive.
+const (
+	// PresetReadOnly allows tools that only read files and tools with no
+	// effects; it denies writes and commands.
+	PresetReadOnly Preset = "read-only"
+	// PresetEditor (the default) also allows writing files inside the
+	// workspace; commands ask.
+	PresetEditor Preset = "editor"
+	// PresetFull also allows commands and network tools, still subject to
+	// command rules, concerns and hard denials.
+	PresetFull Preset = "full"
+)
+
+// ParsePreset parses a preset name; "" is the default, editor.
+func ParsePreset(s string) (Preset, error) {
+	switch Preset(s) {
+	case "":
+		return PresetEditor, nil
+	case PresetReadOnly, PresetEditor, PresetFull:
+		return Preset(s), nil
+	}
+	return "", fmt.Errorf("unknown preset %q: use read-only, editor or full", s)
+}
+
+// rank orders presets by how much they allow.
+func (p Preset) rank() int {
+	switch p {
+	case PresetReadOnly:
+		return 0
+	case PresetFull:
+		return 2
+	}
+	return 1
+}
+
+// verdict is an action with what decided it and why.
+type verdict struct {
+	action Action
+	rule   string
+	reason string
+	// explicit says a rule (not a preset) decided.
+	explicit bool
+}
+
+// stricter returns the stricter of two verdicts; on a tie, the first.
+func stricter(a, b verdict) verdict {
+	if b.action > a.action {
+		return b
+	}
+	return a
+}
+
+// Default is the preset's verdict for a tool with the given spec when no
+// rule decides it.
+func (p Preset) Default(spec tool.Spec) (Action, string) {
+	v := p.verdictFor(spec)
+	return v.action, v.reason
+}
+
+func (p Preset) verdictFor(spec tool.Spec) verdict {
+	e := spec.Effects
+	rule := "preset:" + string(p)
+	v := verdict{action: Allow, rule: rule, reason: fmt.Sprintf("the %s preset allows %s", p, spec.Name)}
+	add := func(a Action, reason string) {
+		v = stricter(v, verdict{action: a, rule: rule, reason: reason})
+	}
+	if e.WritesFiles && p == PresetReadOnly {
+		add(Deny, "the read-only preset does not change files (use --preset editor)")
+	}
+	if e.Exec {
+		switch {
+		case p == PresetReadOnly:
+			add(Deny, "the read-only preset does not run commands (use --preset editor or full)")
+		case p == PresetEditor:
+			add(Ask, "the editor preset asks before running commands")
+		case e.CommandArg == "":
+			add(Ask, "the tool runs processes rein cannot inspect")
+		}
+	}
+	if e.Network && p != PresetFull {
+		add(Ask, fmt.Sprintf("the %s preset asks before using the network", p))
+	}
+	if e.External {
+		add(Ask, "the tool is provided by an outside server whose behaviour rein cannot see")
+	}
+	return v
+}
+
+// writeVerdict is the preset's verdict for writing files, applied to
+// commands that redirect output into files.
+func (p Preset) writeVerdict() verdict {
+	return p.verdictFor(tool.Spec{Name: "a redirect", Effects: tool.Effects{WritesFiles: true}})
+}

@@ -1,0 +1,478 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// unwrapped is what a wrapper command runs.
+type unwrapped struct {
+	// label is how the wrapper appears in Command.Via.
+	label string
+	// inner are the commands the wrapper runs.
+	inner [][]word
+	// code is shell code the wrapper runs (bash -c, eval, watch).
+	code *word
+	// keepSelf says the wrapper is itself a command rules must pass
+	// (find runs and lists files besides running -exec commands).
+	keepSelf bool
+	// unknownArgs says the inner command gets arguments at run time.
+	unknownArgs bool
+}
+
+// wrapperSpec describes the options of a wrapper that runs the command
+// following them.
+type wrapperSpec struct {
+	// value are short options that take a value; long are long options
+	// that take a value when written without "=".
+	value string
+	long  []string
+	// operands is how many operands precede the command (timeout's
+	// duration, taskset's mask).
+	operands int
+	// noCmd are short options after which no command follows
+	// (ionice -p PID).
+	noCmd string
+}
+
+var wrappers = map[string]wrapperSpec{
+	"nohup": {}, "builtin": {}, "setsid": {}, "unbuffer": {}, "ccache": {},
+	"eatmydata": {}, "valgrind": {}, "catchsegv": {}, "unshare": {}, "firejail": {},
+	"nice":         {value: "n", long: []string{"--adjustment"}},
+	"ionice":       {value: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noCmd: "pPu"},
+	"timeout":      {value: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+	"time":         {value: "fo", long: []string{"--format", "--output"}},
+	"stdbuf":       {value: "ioe", long: []string{"--input", "--output", "--error"}},
+	"exec":         {value: "a"},
+	"strace":       {value: "eopsuEabIOSXP"},
+	"ltrace":       {value: "eopsuaADFlnx"},
+	"taskset":      {operands: 1, noCmd: "p"},
+	"chrt":         {value: "TPD", operands: 1, noCmd: "p"},
+	"proxychains":  {value: "f"},
+	"proxychains4": {value: "f"},
+	"torsocks":     {value: "uapP"},
+	"fakeroot":     {value: "lis", long: []string{"--lib", "--faked"}},
+	"nsenter":      {value: "tS", long: []string{"--target"}},
+	"caffeinate":   {value: "tw"},
+}
+
+// unwrap returns what a command runs when it is a wrapper; for any other
+// command the result is empty.
+func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
+	if spec, ok := wrappers[base]; ok {
+		return unwrapped{label: base, inner: nonEmpty(genericInner(spec, ws))}
+	}
+	switch base {
+	case "env":
+		return a.unwrapEnv(ws, fr)
+	case "command":
+		return unwrapCommand(ws)
+	case "xargs":
+		return unwrapXargs(ws)
+	case "find":
+		return a.unwrapFind(ws)
+	case "watch":
+		return unwrapWatch(ws)
+	case "flock":
+		return unwrapFlock(ws)
+	case "busybox":
+		if len(ws) > 1 && !strings.HasPrefix(ws[1].text, "-") {
+			return unwrapped{label: "busybox", inner: [][]word{ws[1:]}}
+		}
+	case "script":
+		for i := 1; i+1 < len(ws); i++ {
+			if t := ws[i].text; t == "-c" || t == "--command" {
+				return unwrapped{label: "script -c", code: &ws[i+1]}
+			}
+		}
+	case "eval":
+		if len(ws) > 1 {
+			code := joinWords(ws[1:])
+			return unwrapped{label: "eval", code: &code}
+		}
+	case "git":
+		return a.unwrapGit(ws)
+	}
+	if run, ok := a.interp(base, ws); ok && run.shell {
+		switch {
+		case run.shellCode != nil:
+			return unwrapped{label: base + " -c", code: run.shellCode}
+		case run.fromStdin && fr.stdinCode != nil:
+			return unwrapped{label: base + " <<", code: fr.stdinCode}
+		}
+	}
+	return unwrapped{}
+}
+
+func nonEmpty(inner []word) [][]word {
+	if len(inner) == 0 {
+		return nil
+	}
+	return [][]word{inner}
+}
+
+// genericInner skips a wrapper's options and fixed operands and returns
+// the command that follows.
+func genericInner(spec wrapperSpec, ws []word) []word {
+	i := 1
+	for i < len(ws) {
+		t := ws[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, _, hasValue := strings.Cut(t, "=")
+			if !hasValue && slices.Contains(spec.long, name) {
+				i++
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			if strings.IndexByte(spec.noCmd, t[j]) >= 0 {
+				return nil
+			}
+			if strings.IndexByte(spec.value, t[j]) >= 0 {
+				if j == len(t)-1 {
+					i++
+				}
+				break
+			}
+		}
+		i++
+	}
+	i += spec.operands
+	if i >= len(ws) {
+		return nil
+	}
+	return ws[i:]
+}
+
+func (a *analyzer) unwrapEnv(ws []word, fr frame) unwrapped {
+	u := unwrapped{label: "env"}
+	i := 1
+	for i < len(ws) {
+		w := ws[i]
+		t := w.text
+		switch {
+		case t == "--":
+			i++
+		case t == "-u" || t == "--unset":
+			i += 2
+		case t == "-C" || t == "--chdir":
+			if i+1 < len(ws) {
+				a.track("cd", []word{litWord("cd"), ws[i+1]}, fr)
+			}
+			i += 2
+		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string=") ||
+			(strings.HasPrefix(t, "-S") && !strings.HasPrefix(t, "--")):
+			var s word
+			switch {
+			case t == "-S" || t == "--split-string":
+				if i+1 >= len(ws) {
+					return unwrapped{}
+				}
+				s, i = ws[i+1], i+2
+			default:
+				s = w
+				_, s.text, _ = strings.Cut(t, "=")
+				if strings.HasPrefix(t, "-S") {
+					s.text = t[2:]
+				}
+				i++
+			}
+			if !s.literal {
+				a.concern("dynamic-command", "env -S splits a string only known at run time")
+			}
+			u.inner = [][]word{append(a.splitWords(s.text, fr), ws[i:]...)}
+			return u
+		case strings.HasPrefix(t, "-"):
+			i++ // -i, -0, -v, --ignore-environment, --default-signal, -uNAME, -Cdir
+		case w.literal && isAssignment(t):
+			name, value, _ := strings.Cut(t, "=")
+			a.setVar(name, litWord(value))
+			i++
+		default:
+			u.inner = nonEmpty(ws[i:])
+			return u
+		}
+	}
+	return unwrapped{}
+}
+
+func isAssignment(t string) bool {
+	name, _, ok := strings.Cut(t, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitWords splits a string into shell words, as env -S does.
+func (a *analyzer) splitWords(s string, fr frame) []word {
+	fr.src = s
+	var out []word
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	for w, err := range p.WordsSeq(strings.NewReader(s)) {
+		if err != nil {
+			a.concern("unparsable", "rein cannot split the string given to env -S")
+			break
+		}
+		out = append(out, a.expandWord(w, fr)...)
+		if len(out) > maxBudget {
+			break
+		}
+	}
+	return out
+}
+
+func unwrapCommand(ws []word) unwrapped {
+	i := 1
+	for ; i < len(ws) && strings.HasPrefix(ws[i].text, "-") && ws[i].text != "-"; i++ {
+		if ws[i].text == "--" {
+			i++
+			break
+		}
+		if strings.ContainsAny(ws[i].text, "vV") {
+			return unwrapped{} // command -v: looks the name up, runs nothing
+		}
+	}
+	return unwrapped{label: "command", inner: nonEmpty(ws[min(i, len(ws)):])}
+}
+
+func unwrapXargs(ws []word) unwrapped {
+	const value, optional = "adEILnPs", "eil"
+	long := []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
+	replace := ""
+	i := 1
+	for i < len(ws) {
+		t := ws[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, v, hasValue := strings.Cut(t, "=")
+			if name == "--replace" {
+				replace = "{}"
+				if hasValue {
+					replace = v
+				}
+			}
+			if !hasValue && slices.Contains(long, name) {
+				i++
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			c := t[j]
+			if strings.IndexByte(value, c) >= 0 {
+				v := t[j+1:]
+				if v == "" && i+1 < len(ws) {
+					i++
+					v = ws[i].text
+				}
+				if c == 'I' {
+					replace = v
+				}
+				break
+			}
+			if strings.IndexByte(optional, c) >= 0 {
+				if c == 'i' {
+					replace = cmpOr(t[j+1:], "{}")
+				}
+				break
+			}
+		}
+		i++
+	}
+	inner := slices.Clone(ws[min(i, len(ws)):])
+	if len(inner) == 0 {
+		inner = []word{litWord("echo")}
+	}
+	if replace != "" {
+		for k := range inner {
+			if strings.Contains(inner[k].text, replace) {
+				inner[k].literal, inner[k].pathOK = false, false
+			}
+		}
+	}
+	return unwrapped{label: "xargs", inner: [][]word{inner}, unknownArgs: true}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// unwrapFind returns the commands find runs with -exec, -execdir, -ok and
+// -okdir. When the expression has no test, {} stands for every file under
+// the start points, so it is replaced by the start points themselves:
+// `find . -exec rm -rf {} +` removes the workspace.
+func (a *analyzer) unwrapFind(ws []word) unwrapped {
+	i := 1
+	for i < len(ws) {
+		t := ws[i].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+		} else if t == "-D" {
+			i += 2
+		} else {
+			break
+		}
+	}
+	var starts []word
+	for ; i < len(ws); i++ {
+		t := ws[i].text
+		if strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == "," {
+			break
+		}
+		starts = append(starts, ws[i])
+	}
+	if len(starts) == 0 {
+		starts = []word{litWord(".")}
+	}
+	filtered, deletes := false, false
+	var execs [][]word
+	for i < len(ws) {
+		t := ws[i].text
+		switch t {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(ws) && ws[j].text != ";" && ws[j].text != "+" {
+				j++
+			}
+			if j > i+1 {
+				execs = append(execs, ws[i+1:j])
+			}
+			i = j + 1
+		case "-delete":
+			deletes = true
+			i++
+		case "-maxdepth", "-mindepth":
+			i += 2
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
+			if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*") != "" {
+				filtered = true
+			}
+			i += 2
+		case "-depth", "-d", "-xdev", "-mount", "-follow", "-print", "-print0", "-ls",
+			"-noleaf", "-ignore_readdir_race", "-daystart", "-true", "(", ")", "-o", "-or", "-a", "-and", ",":
+			i++
+		default:
+			filtered = true
+			i++
+		}
+	}
+	if deletes && !filtered {
+		a.checkRecursiveRemove("find -delete", starts)
+	}
+	if len(execs) == 0 {
+		return unwrapped{}
+	}
+	u := unwrapped{label: "find -exec", keepSelf: true}
+	for _, ex := range execs {
+		if filtered {
+			u.inner = append(u.inner, ex)
+			continue
+		}
+		for _, s := range starts {
+			in := slices.Clone(ex)
+			for k := range in {
+				if strings.Contains(in[k].text, "{}") {
+					in[k] = replaceBraces(in[k], s)
+				}
+			}
+			u.inner = append(u.inner, in)
+		}
+	}
+	return u
+}
+
+func replaceBraces(w, start word) word {
+	r := w
+	r.text = strings.ReplaceAll(w.text, "{}", start.text)
+	r.alt = strings.ReplaceAll(w.alt, "{}", start.alt)
+	r.path = strings.ReplaceAll(w.path, "{}", start.path)
+	r.pathOK = w.pathOK && start.pathOK
+	r.literal = w.literal && start.literal
+	r.glob = w.glob || start.glob
+	if r.glob {
+		r.globAt = strings.IndexAny(r.path, "*?[")
+	}
+	return r
+}
+
+// unwrapWatch: watch joins its arguments and runs them with sh -c,
+// unless -x runs them directly.
+func unwrapWatch(ws []word) unwrapped {
+	i, direct := 1, false
+	for i < len(ws) && strings.HasPrefix(ws[i].text, "-") {
+		t := ws[i].text
+		if t == "--" {
+			i++
+			break
+		}
+		if t == "-x" || t == "--exec" {
+			direct = true
+		}
+		if t == "-n" || t == "--interval" || t == "-q" || t == "--equexit" {
+			i++
+		}
+		i++
+	}
+	if i >= len(ws) {
+		return unwrapped{}
+	}
+	if direct {
+		return unwrapped{label: "watch", inner: [][]word{ws[i:]}}
+	}
+	code := joinWords(ws[i:])
+	return unwrapped{label: "watch", code: &code}
+}
+
+// unwrapFlock: flock [opts] LOCK CMD… or flock [opts] LOCK -c CODE.
+func unwrapFlock(ws []word) unwrapped {
+	i := 1
+	for i < len(ws) && strings.HasPrefix(ws[i].text, "-") {
+		t := ws[i].text
+		if t == "-w" || t == "--timeout" || t == "--wait" || t == "-E" || t == "--conflict-exit-code" {
+			i++
+		}
+		i++
+	}
+	i++ // the lock file
+	if i >= len(ws) {
+		return unwrapped{}
+	}
+	if t := ws[i].text; (t == "-c" || t == "--command") && i+1 < len(ws) {
+		return unwrapped{label: "flock -c", code: &ws[i+1]}
+	}
+	return unwrapped{label: "flock", inner: [][]word{ws[i:]}}
+}
+
+// joinWords joins words with spaces, as eval and watch do before parsing.
+func joinWords(ws []word) word {
+	out := ws[0]
+	for _, w := range ws[1:] {
+		out = out.concat(litWord(" ")).concat(w)
+	}
+	return out
+}
