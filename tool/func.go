@@ -124,6 +124,7 @@ type funcTool[In, Out any] struct {
 	timeout   time.Duration
 }
 
+// Spec returns the spec fixed at construction.
 func (f *funcTool[In, Out]) Spec() Spec { return f.spec }
 
 // Timeout returns the per-call timeout set with WithTimeout, or zero.

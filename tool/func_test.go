@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,4 +112,39 @@ func TestFuncPassesContext(t *testing.T) {
 	if IdempotencyKey(context.Background()) != "" {
 		t.Error("IdempotencyKey of a bare context is not empty")
 	}
+}
+
+// FuzzFuncCall feeds arbitrary arguments to a Func: fn must run only with
+// arguments that are a JSON object matching the schema, and every other
+// input must come back as an is_error result naming the tool.
+func FuzzFuncCall(f *testing.F) {
+	var ran bool
+	tl := Func("rich", "", func(_ context.Context, in richIn) (string, error) {
+		ran = true
+		if in.Unit != "" && in.Unit != "c" && in.Unit != "f" {
+			return "", errors.New("enum not enforced")
+		}
+		return "ok", nil
+	})
+	for _, seed := range []string{``, `null`, `{}`, `{"name":"x"}`, `{"name":"x","count":127}`, `{"name":"x","count":128}`,
+		`{"name":"x","many":[{"city":"a"}]}`, `{"name":"x","labels":{"a":1e400}}`, `{"name":"\ud800"}`, `{"name":"x"} `,
+		`{"name":"x","unit":"k"}`, `[]`, `{"name":`, "{\"name\":\"\xff\"}"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		ran = false
+		res, err := tl.Call(context.Background(), args)
+		if err != nil || res == nil {
+			t.Fatalf("Call = %v, %v", res, err)
+		}
+		if ran != !res.IsError {
+			t.Fatalf("ran=%v but result %+v", ran, res)
+		}
+		if res.IsError && !strings.HasPrefix(res.Content, `invalid arguments for "rich": `) {
+			t.Fatalf("unexpected error text %q", res.Content)
+		}
+		if ran && !json.Valid(NormalizeArgs(args)) {
+			t.Fatalf("fn ran for invalid JSON %q", args)
+		}
+	})
 }

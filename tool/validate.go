@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -55,7 +56,7 @@ func NewValidator(schema json.RawMessage) (*Validator, error) {
 
 // newValidator compiles s, which the caller must not modify afterwards.
 func newValidator(s *jsonschema.Schema) (*Validator, error) {
-	if s.Type != "object" && !(len(s.Types) > 0 && containsString(s.Types, "object")) {
+	if s.Type != "object" && !slices.Contains(s.Types, "object") {
 		return nil, errors.New(`tool input schema must have "type": "object" (model APIs accept only object arguments)`)
 	}
 	if fastSupported(s, 0) {
@@ -160,13 +161,4 @@ func fullError(err error) error {
 	}
 	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 	return &ValidationError{Field: joinSegments(field), Problem: clip(msg, 512)}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -68,6 +68,8 @@ func typeMaskOf(name string) (typeMask, bool) {
 	return 0, false
 }
 
+// String lists the types, e.g. "array or null"; integer is folded into
+// number when both are present.
 func (m typeMask) String() string {
 	var parts []string
 	for _, t := range typeNames {

@@ -107,8 +107,6 @@ func renderValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
-	case json.Number:
-		return clip(string(x), 32)
 	case float64:
 		return fmtFloat(x)
 	case string:
