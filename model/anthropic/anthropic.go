@@ -15,6 +15,7 @@ package anthropic
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -194,8 +195,10 @@ func (p *Provider) Stream(ctx context.Context, req *model.Request) iter.Seq2[mod
 		}
 		for ev, err := range events {
 			if err != nil {
-				if cerr := ctx.Err(); cerr != nil {
-					err = fmt.Errorf("anthropic: response cancelled: %w", cerr)
+				if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+					// Reads fail in many ways once the request is
+					// cancelled; the cancellation is the cause.
+					err = fmt.Errorf("%w: %w", cerr, err)
 				}
 				yield(model.Event{}, err)
 				return

@@ -18,6 +18,11 @@ import (
 // event at fault.
 var ErrMalformedResponse = errors.New("anthropic: malformed response")
 
+// maxToolInput bounds the assembled input of one tool call. Real inputs
+// are bounded by max_tokens (a few hundred KiB at most); the cap keeps a
+// broken or hostile server from growing memory without limit.
+const maxToolInput = 16 << 20
+
 // blockKind is the type of an open content block.
 type blockKind uint8
 
@@ -261,6 +266,9 @@ func (s *streamState) blockDelta(data []byte) error {
 		// whole, when the block stops.
 		want = blockToolUse
 		if b.kind == want {
+			if len(b.args)+len(d.PartialJSON) > maxToolInput {
+				return s.malformed("content_block_delta", data, "tool_use %s (%s) input exceeds %d MiB", b.id, b.name, maxToolInput>>20)
+			}
 			b.args = append(b.args, d.PartialJSON...)
 		}
 	default:
@@ -345,7 +353,7 @@ func (s *streamState) emitUsage() {
 // malformed builds the error for an event that breaks the protocol,
 // quoting the start of its data so the fault can be found in a capture.
 func (s *streamState) malformed(name string, data []byte, format string, args ...any) error {
-	return fmt.Errorf("%w: %s event: %s (data %q)", ErrMalformedResponse, name, fmt.Sprintf(format, args...), quote(data))
+	return fmt.Errorf("%w: %s event: %s (data %q)", ErrMalformedResponse, name, redact(fmt.Sprintf(format, args...)), quote(data))
 }
 
 // objectArgs validates tool input as one JSON object and returns it

@@ -295,3 +295,43 @@ func TestMessageEventsError(t *testing.T) {
 		t.Fatalf("error %v, want overloaded APIError", err)
 	}
 }
+
+// TestSecretsNeverInErrors feeds server text that echoes a key into every
+// error path that quotes the server.
+func TestSecretsNeverInErrors(t *testing.T) {
+	const secret = "sk-ant-api03-EchoedBackByAProxy"
+	for _, tt := range []struct {
+		name string
+		body string
+	}{
+		{"in-stream error message", sse(evStart, `error {"type":"error","error":{"type":"authentication_error","message":"bad x-api-key: `+secret+`"}}`)},
+		{"malformed event quoted", sse(evStart, `content_block_start {"type":"content_block_start","api_key":"`+secret+`",`)},
+		{"sk key in garbage", "data: upstream said " + secret + " is invalid\n\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := drain(anthropic.StreamEvents(strings.NewReader(tt.body)))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error leaks the key: %v", err)
+			}
+		})
+	}
+	_, err := anthropic.MessageEvents([]byte(`{"type":"unexpected","api_key":"` + secret + `"}`))
+	if err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("whole-message error leaks the key or is missing: %v", err)
+	}
+}
+
+func TestToolInputCap(t *testing.T) {
+	chunk := `"` + strings.Repeat("x", 1<<20) + `",`
+	events := []string{evStart, toolStart(0, "t", "f"), jsonDelta(0, `{"a":[`)}
+	for range 17 {
+		events = append(events, jsonDelta(0, chunk))
+	}
+	_, err := drain(anthropic.StreamEvents(strings.NewReader(sse(events...))))
+	if !errors.Is(err, anthropic.ErrMalformedResponse) || !strings.Contains(err.Error(), "exceeds 16 MiB") {
+		t.Fatalf("error %v, want the input cap", err)
+	}
+}
