@@ -59,7 +59,7 @@ func (e *explainer) explain(err error) string {
 	)
 	switch {
 	case errors.Is(err, model.ErrCircuitOpen):
-		return fmt.Sprintf("%s; wait for the model server to recover or pass --endpoint", stripPrefixes(err.Error()))
+		return fmt.Sprintf("%s; wait for the model server to recover or pass --endpoint", stripPrefixes(oneLine(err.Error())))
 	case errors.As(err, &apiErr):
 		return e.explainAPI(apiErr)
 	case errors.As(err, &connErr):
@@ -70,7 +70,7 @@ func (e *explainer) explain(err error) string {
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	}
-	return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(err.Error()), e.endpoint)
+	return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(oneLine(err.Error())), e.endpoint)
 }
 
 // explainAPI explains an error answer from the model server.
@@ -181,15 +181,20 @@ func innermostText(err error) string {
 // stripPrefixes drops the "agent: model call 1 failed: " style context
 // that means nothing to a command-line user.
 func stripPrefixes(s string) string {
-	for _, p := range []string{"agent: ", "openai: ", "anthropic: "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	if strings.HasPrefix(s, "model call ") {
-		if i := strings.Index(s, " failed: "); i >= 0 {
-			s = s[i+len(" failed: "):]
+	for {
+		before := s
+		for _, p := range []string{"agent: ", "openai: ", "anthropic: "} {
+			s = strings.TrimPrefix(s, p)
+		}
+		if strings.HasPrefix(s, "model call ") {
+			if i := strings.Index(s, " failed: "); i >= 0 {
+				s = s[i+len(" failed: "):]
+			}
+		}
+		if s == before {
+			return s
 		}
 	}
-	return s
 }
 
 func isLoopback(endpoint string) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,10 +140,17 @@ func (e *env) invoke(stdin string) *invocation {
 // run executes args with a bounded context and returns the result.
 func (in *invocation) run(t *testing.T, args ...string) result {
 	t.Helper()
+	return in.runWithStdin(t, strings.NewReader(in.stdin), args...)
+}
+
+// runWithStdin is run reading stdin from r (a pipe, for tests that feed
+// input while the session runs).
+func (in *invocation) runWithStdin(t *testing.T, r io.Reader, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	app := &cli.App{
-		Stdin:      strings.NewReader(in.stdin),
+		Stdin:      r,
 		Stdout:     in.stdout,
 		Stderr:     in.stderr,
 		Getenv:     func(k string) string { return in.env.vars[k] },

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 
@@ -156,7 +157,7 @@ func (a *App) readPrompt(arg string) (string, error) {
 
 // drain consumes a run, passing every event to show, and returns the
 // outcome from session.completed with the run's typed error.
-func drain(seq func(func(agent.Event, error) bool), show func(agent.Event)) (*agent.Outcome, error) {
+func drain(seq iter.Seq2[agent.Event, error], show func(agent.Event)) (*agent.Outcome, error) {
 	var (
 		out    *agent.Outcome
 		runErr error
