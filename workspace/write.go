@@ -14,10 +14,12 @@ import (
 
 // WriteFile atomically replaces (or creates) name with data, creating
 // parent directories inside the workspace. An existing file keeps its mode;
-// a new one gets 0644. The change is journaled under the call id in ctx.
+// a new one gets 0644. The change is journaled under the call id in ctx;
+// when data equals the current content nothing is written and the zero
+// Change is returned.
 func (w *Workspace) WriteFile(ctx context.Context, name string, data []byte) (Change, error) {
 	cs, err := w.Transact(ctx, func(tx *Tx) error { return tx.WriteFile(name, data, 0) })
-	if err != nil {
+	if err != nil || len(cs) == 0 {
 		return Change{}, err
 	}
 	return cs[0], nil
@@ -26,7 +28,7 @@ func (w *Workspace) WriteFile(ctx context.Context, name string, data []byte) (Ch
 // Remove deletes the regular file name and journals the deletion.
 func (w *Workspace) Remove(ctx context.Context, name string) (Change, error) {
 	cs, err := w.Transact(ctx, func(tx *Tx) error { return tx.Remove(name) })
-	if err != nil {
+	if err != nil || len(cs) == 0 {
 		return Change{}, err
 	}
 	return cs[0], nil
