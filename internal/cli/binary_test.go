@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinharness/rein/internal/cli"
 	"github.com/reinharness/rein/model/modeltest"
 )
 
@@ -187,5 +188,23 @@ func TestBinaryChatSIGINT(t *testing.T) {
 	msgs := messageTexts(t, srv.Requests()[1].Body)
 	if !bytes.Contains([]byte(strings.Join(msgs, "|")), []byte("user:first|user:second")) {
 		t.Errorf("second request messages = %q, want the history kept", msgs)
+	}
+}
+
+// TestMainReadsProcessEnvironment runs cli.Main, the entry point, which
+// reads the real environment and installs signal handlers.
+func TestMainReadsProcessEnvironment(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("from Main")))
+	e := newEnv(t)
+	t.Setenv("HOME", e.home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, k := range []string{"REIN_API_KEY", "OPENAI_API_KEY", "REIN_MODEL", "REIN_PROVIDER"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("REIN_ENDPOINT", srv.URL)
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(t.Context(), []string{"run", "-C", e.workspace, "hi"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 || stdout.String() != "from Main\n" {
+		t.Errorf("exit %d stdout %q stderr %q", code, stdout.String(), stderr.String())
 	}
 }

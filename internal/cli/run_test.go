@@ -466,3 +466,57 @@ func TestVersion(t *testing.T) {
 		t.Errorf("exit %d stdout %q", res.code, res.stdout)
 	}
 }
+
+func TestSettingsReachTheRequest(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("ok")))
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\ntemperature = 0.25\nmax_tokens = 512\n")
+	res := e.run(t, "run", "-e", srv.URL, "--system", "Be terse.", "-m", "gpt-oss-20b", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	body := requestJSON(t, srv.Requests()[0].Body)
+	got := map[string]any{"model": body["model"], "temperature": body["temperature"], "max_tokens": body["max_tokens"]}
+	want := map[string]any{"model": "gpt-oss-20b", "temperature": 0.25, "max_tokens": float64(512)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request fields (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"system:Be terse.", "user:hi"}, messageTexts(t, srv.Requests()[0].Body)); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if tools, _ := body["tools"].([]any); len(tools) != 2 {
+		t.Errorf("request offers %d tools, want the 2 built-in ones", len(tools))
+	}
+}
+
+// anthropicText is a minimal Messages API event stream answering text.
+func anthropicText(text string) string {
+	js, _ := json.Marshal(text)
+	return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":11,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: ping\ndata: {\"type\":\"ping\"}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":" + string(js) + "}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+}
+
+func TestAnthropicProvider(t *testing.T) {
+	const key = "anthropic-test-key-123456"
+	srv := modeltest.NewServer(t, sse(anthropicText("Bonjour.")))
+	e := newEnv(t)
+	e.vars["ANTHROPIC_API_KEY"] = key
+	e.vars["OPENAI_API_KEY"] = "wrong-key-for-this-provider"
+	res := e.run(t, "run", "--provider", "anthropic", "-e", srv.URL, "-m", "claude-sonnet-4-5", "--output-format", "json", "Say hello in French.")
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	out := decodeJSONOut(t, res.stdout)
+	if out.Text != "Bonjour." || out.Usage.InputTokens != 11 || out.Usage.OutputTokens != 5 {
+		t.Errorf("json = %+v", out)
+	}
+	req := srv.Requests()[0]
+	if req.Path != "/v1/messages" || req.Header.Get("X-Api-Key") != key {
+		t.Errorf("request to %s with x-api-key %q, want /v1/messages with the ANTHROPIC_API_KEY", req.Path, req.Header.Get("X-Api-Key"))
+	}
+}
