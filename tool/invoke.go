@@ -73,10 +73,10 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 
 	call := func(ctx context.Context) (*Result, error) { return t.Call(ctx, args) }
 	if p, ok := t.(preparer); ok {
-		run, early, panicked := safePrepare(p, args)
+		run, early, pv := safePrepare(p, args, name, onPanic)
 		switch {
-		case panicked:
-			return ErrorResult("tool %q panicked while reading its arguments", name)
+		case pv != nil:
+			return ErrorResult("tool %q panicked while reading its arguments: %s", name, clip(fmt.Sprint(pv), 1024))
 		case early != nil:
 			r := *early
 			return &r
@@ -154,15 +154,19 @@ type preparer interface {
 	prepare(args json.RawMessage) (run func(context.Context) (*Result, error), early *Result)
 }
 
-// safePrepare runs prepare, reporting a panic instead of propagating it.
-func safePrepare(p preparer, args json.RawMessage) (run func(context.Context) (*Result, error), early *Result, panicked bool) {
+// safePrepare runs prepare, returning a panic's value instead of
+// propagating it (and reporting it to onPanic with its stack).
+func safePrepare(p preparer, args json.RawMessage, name string, onPanic func(string, any, []byte)) (run func(context.Context) (*Result, error), early *Result, panicked any) {
 	defer func() {
-		if recover() != nil {
-			run, early, panicked = nil, nil, true
+		if v := recover(); v != nil {
+			if onPanic != nil {
+				reportPanic(onPanic, name, v, debug.Stack())
+			}
+			run, early, panicked = nil, nil, v
 		}
 	}()
 	run, early = p.prepare(args)
-	return run, early, false
+	return run, early, nil
 }
 
 // reportPanic calls the OnPanic hook, shielding Invoke from a hook that

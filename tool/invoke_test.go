@@ -281,3 +281,27 @@ func BenchmarkValidateRich(b *testing.B) {
 		}
 	}
 }
+
+// boom panics when decoded, standing in for a buggy custom unmarshaler.
+type boom string
+
+func (*boom) UnmarshalJSON([]byte) error { panic("kaboom") }
+
+func TestInvokePanicWhileDecoding(t *testing.T) {
+	var hooked any
+	tl := Func("dec", "", func(context.Context, struct {
+		B boom `json:"b"`
+	}) (string, error) {
+		return "ran", nil
+	})
+	res := Invoke(context.Background(), tl, json.RawMessage(`{"b":"x"}`), InvokeOptions{
+		OnPanic: func(_ string, v any, _ []byte) { hooked = v },
+	})
+	want := &Result{Content: `tool "dec" panicked while reading its arguments: kaboom`, IsError: true}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+	if hooked != "kaboom" {
+		t.Errorf("OnPanic got %v", hooked)
+	}
+}
