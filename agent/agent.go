@@ -143,8 +143,10 @@ type Agent struct {
 	// system is System and Instructions joined, built once.
 	system string
 
-	windowOnce sync.Once
-	window     int
+	// windowMu guards window, the context window once known.
+	windowMu    sync.Mutex
+	window      int
+	windowKnown bool
 
 	hookPanics atomic.Int64
 }
@@ -192,7 +194,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, system: joinSystem(cfg.System, cfg.Instructions)}
 	if cfg.ContextWindow > 0 {
-		a.windowOnce.Do(func() { a.window = cfg.ContextWindow })
+		a.window, a.windowKnown = cfg.ContextWindow, true
 	}
 	return a, nil
 }
@@ -218,17 +220,25 @@ func joinSystem(system, instructions string) string {
 // HookPanics returns how many hook panics were recovered across all runs.
 func (a *Agent) HookPanics() int64 { return a.hookPanics.Load() }
 
-// contextWindow returns the configured window or asks the provider once.
-// A provider that fails to answer leaves the history unbounded rather than
-// failing the run: the server still enforces its own limit.
+// contextWindow returns the configured window, or asks the provider. A
+// definite answer (a size, or "unknown") is kept for the Agent's life; a
+// failed question is asked again on the next run, and meanwhile the history
+// is not bounded rather than the run failing: the server still enforces its
+// own limit.
 func (a *Agent) contextWindow(ctx context.Context) int {
-	a.windowOnce.Do(func() {
-		if w, ok := a.cfg.Provider.(model.ContextWindower); ok {
-			if n, err := w.ContextWindow(ctx); err == nil && n > 0 {
-				a.window = n
-			}
+	a.windowMu.Lock()
+	defer a.windowMu.Unlock()
+	if a.windowKnown {
+		return a.window
+	}
+	if w, ok := a.cfg.Provider.(model.ContextWindower); ok {
+		n, err := w.ContextWindow(ctx)
+		if err != nil {
+			return 0
 		}
-	})
+		a.window = max(n, 0)
+	}
+	a.windowKnown = true
 	return a.window
 }
 

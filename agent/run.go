@@ -61,6 +61,9 @@ type run struct {
 	builder   model.Builder
 	streamErr error
 
+	// window is the context window for this run, -1 until asked.
+	window int
+
 	step int
 	out  Outcome
 	// used is input+output tokens reported so far, for TokenBudget.
@@ -77,7 +80,7 @@ type run struct {
 }
 
 func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool) *run {
-	r := &run{a: a, c: c, parent: ctx, recordCtx: context.WithoutCancel(ctx), yield: yield}
+	r := &run{a: a, c: c, parent: ctx, recordCtx: context.WithoutCancel(ctx), yield: yield, window: -1}
 	r.fixedTokens = EstimateTextTokens(len(a.system))
 	specs := a.cfg.Tools.Specs() // a nil Set is empty
 	if len(specs) > 0 {
@@ -235,7 +238,10 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 // an eighth of the window) and minus what travels outside the history.
 // 0 means unbounded.
 func (r *run) historyBudget() int {
-	w := r.a.contextWindow(r.ctx)
+	if r.window < 0 {
+		r.window = r.a.contextWindow(r.ctx)
+	}
+	w := r.window
 	if w <= 0 {
 		return 0
 	}

@@ -304,3 +304,36 @@ func TestSystemPromptSurvivesWindow(t *testing.T) {
 		t.Errorf("last request sent %d of %d messages", len(last.Messages), c.Len())
 	}
 }
+
+// windowProvider answers like a scripted model and reports a context
+// window, failing the first asks.
+type windowProvider struct {
+	*modeltest.Scripted
+	failures int
+	asked    int
+}
+
+func (w *windowProvider) ContextWindow(ctx context.Context) (int, error) {
+	w.asked++
+	if w.asked <= w.failures {
+		return 0, fmt.Errorf("props endpoint down")
+	}
+	return 1000, nil
+}
+
+func TestContextWindowAskedOnce(t *testing.T) {
+	p := &windowProvider{Scripted: modeltest.NewScripted(modeltest.Text("a"), modeltest.Text("b"), modeltest.Text("c")), failures: 1}
+	a := mustAgent(t, Config{Provider: p})
+	big := strings.Repeat("x", 8000) // ~2000 tokens: over a 1000-token window
+	c := NewConversation("", model.UserText(big), model.AssistantText("ok"))
+	r1 := collect(t, a, context.Background(), c, "first")
+	if len(r1.ofType(EventCompaction)) != 0 || p.asked != 1 {
+		t.Fatalf("first run: %d compactions, asked %d; a failed ask leaves the history unbounded", len(r1.ofType(EventCompaction)), p.asked)
+	}
+	for i := range 2 {
+		r := collect(t, a, context.Background(), c, "again")
+		if len(r.ofType(EventCompaction)) != 1 || p.asked != 2 {
+			t.Fatalf("run %d: %d compactions, asked %d times; want the window learned once", i+2, len(r.ofType(EventCompaction)), p.asked)
+		}
+	}
+}
