@@ -51,8 +51,15 @@ func (c *Client) attempt(ctx context.Context, ep string, newReq func(context.Con
 		cancel(nil)
 		return result{err: c.errorf(ep, "cannot build the request: %w", err)}
 	}
+	if req == nil {
+		cancel(nil)
+		return result{err: c.errorf(ep, "cannot build the request: no request and no error")}
+	}
 	if req.URL == nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
 		cancel(nil)
+		if req.Body != nil {
+			req.Body.Close()
+		}
 		return result{err: c.errorf(ep, "the endpoint must be an http:// or https:// URL with a host")}
 	}
 	timer := time.AfterFunc(c.cfg.HeaderTimeout, func() { cancel(ErrHeaderTimeout) })

@@ -248,6 +248,12 @@ func TestDoRequestBuildErrorsAreNotRetried(t *testing.T) {
 	if !errors.Is(err, boom) || calls != 1 {
 		t.Errorf("error = %v after %d calls, want %v after 1", err, calls, boom)
 	}
+	_, err = New(testConfig(&sleeper{})).Do(context.Background(), "http://127.0.0.1:1", func(context.Context) (*http.Request, error) {
+		return nil, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "no request") {
+		t.Errorf("nil request: error = %v, want a clear error", err)
+	}
 	_, err = New(testConfig(&sleeper{})).Do(context.Background(), "ftp://127.0.0.1", post("ftp://127.0.0.1/x"))
 	if err == nil || !strings.Contains(err.Error(), "http:// or https://") {
 		t.Errorf("ftp endpoint: error = %v, want a clear URL error", err)

@@ -109,10 +109,10 @@ func NewDecoderSize(r io.Reader, maxEvent int) *Decoder {
 // Next returns the next event. It returns io.EOF when the stream ends cleanly
 // at an event boundary, and io.ErrUnexpectedEOF (wrapped) when the stream
 // ends in the middle of an event: after a field line (data, event, id, …)
-// that no blank line closed, or inside an unfinished line. Trailing comments
-// do not count. Providers use the difference to detect truncated responses. Read errors are returned as they
-// came from the reader. Once Next has returned an error, it returns the same
-// error on every later call.
+// that no blank line closed, or inside an unfinished line; trailing comments
+// do not count. Providers use the difference to detect truncated responses.
+// Read errors are returned as they came from the reader. Once Next has
+// returned an error, it returns the same error on every later call.
 func (d *Decoder) Next() (Event, error) {
 	if d.err != nil {
 		return Event{}, d.err
