@@ -567,7 +567,15 @@ func (a *analyzer) heredoc(r *syntax.Redirect, fr frame) word {
 		}
 	}
 	if quoted {
-		return litWord(fr.slice(r.Hdoc))
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if lit, ok := p.(*syntax.Lit); ok {
+				b.WriteString(lit.Value)
+			} else {
+				b.WriteString(fr.slice(p))
+			}
+		}
+		return litWord(b.String())
 	}
 	w := word{pathOK: true, globAt: -1, literal: true, quoted: true}
 	for _, p := range r.Hdoc.Parts {

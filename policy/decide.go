@@ -145,11 +145,17 @@ func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*
 		return stricter(base, tr.add("command", "no command given", Ask, "analysis:arguments").
 			verdict(fmt.Sprintf("rein finds no command in argument %q", spec.Effects.CommandArg)))
 	}
-	v := verdict{action: Allow, rule: base.rule, reason: base.reason}
+	v := verdict{action: Allow}
 	ran := false
 	for _, an := range analyses {
 		for _, f := range an.Concerns() {
 			v = stricter(v, tr.add("concern", f.Reason, Ask, "analysis:"+f.ID).verdict(f.Reason))
+			if f.ID == "unparsable" || f.ID == "too-complex" {
+				// What rein could not see is decided like a command no
+				// rule matches.
+				ran = true
+				v = stricter(v, base)
+			}
 		}
 		for _, cmd := range an.Commands {
 			ran = true
@@ -258,7 +264,7 @@ func (e *Engine) pathsVerdict(spec tool.Spec, args callArgs, base verdict, tr *t
 	if len(paths) == 0 {
 		return base
 	}
-	v := verdict{action: Allow, rule: base.rule, reason: base.reason}
+	v := verdict{action: Allow}
 	for _, p := range paths {
 		rel := e.relPath(p)
 		pv := base

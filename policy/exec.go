@@ -59,10 +59,11 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			a.leaf(ws, via, unknownArgs, false)
 		}
 		via = append(slices.Clip(via), u.label)
-		for _, in := range u.inner[1:] {
+		last := len(u.inner) - 1
+		for _, in := range u.inner[:last] {
 			a.execArgs(in, fr, via, u.unknownArgs)
 		}
-		ws, unknownArgs = u.inner[0], u.unknownArgs
+		ws, unknownArgs = u.inner[last], u.unknownArgs
 	}
 }
 

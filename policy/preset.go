@@ -54,9 +54,10 @@ type verdict struct {
 	explicit bool
 }
 
-// stricter returns the stricter of two verdicts; on a tie, the first.
+// stricter returns the stricter of two verdicts; on a tie, the first. A
+// verdict without a rule has no opinion and loses every tie.
 func stricter(a, b verdict) verdict {
-	if b.action > a.action {
+	if b.action > a.action || b.action == a.action && a.rule == "" {
 		return b
 	}
 	return a

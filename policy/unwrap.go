@@ -56,6 +56,9 @@ var wrappers = map[string]wrapperSpec{
 	"fakeroot":     {value: "lis", long: []string{"--lib", "--faked"}},
 	"nsenter":      {value: "tS", long: []string{"--target"}},
 	"caffeinate":   {value: "tw"},
+	// Denied anyway; unwrapped so what they would run is checked too.
+	"sudo": {value: "ugCDhprtTU"},
+	"doas": {value: "uC"},
 }
 
 // unwrap returns what a command runs when it is a wrapper; for any other
