@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 )
-
-// maxErrorMessage bounds the message taken from an error body that is not
-// an API error object (an HTML page from a proxy, say).
-const maxErrorMessage = 300
 
 // parseCompletion yields the events of a non-streamed response, in the same
 // order a stream would produce them.
@@ -74,33 +69,22 @@ func parseCompletion(body []byte, meta streamMeta, yield func(model.Event, error
 	p.emit(model.Event{Kind: model.EventStop, StopReason: stopReason(reason)})
 }
 
-// parseErrorResponse turns an HTTP error response into an APIError. It is
-// the ParseError hook of the HTTP client, which fills in the retry delay.
-func parseErrorResponse(resp *http.Response, body []byte) *model.APIError {
-	e := &model.APIError{
-		Provider:   providerName,
-		StatusCode: resp.StatusCode,
-		RequestID:  requestID(resp.Header),
+// parseErrorResponse turns an HTTP error body in the API's error format
+// into an APIError. It is the ParseError hook of the HTTP client, which
+// fills in the status, request id and retry delay, and describes bodies in
+// any other format (an HTML page from a proxy, say) itself: for those this
+// returns nil.
+func parseErrorResponse(_ *http.Response, body []byte) *model.APIError {
+	we, ok := decodeAPIError(body)
+	if !ok {
+		return nil
 	}
-	if we, ok := decodeAPIError(body); ok {
-		e.Type, e.Code, e.Message = we.Type, string(we.Code), redactMessage(we.Message)
-		return e
+	return &model.APIError{
+		Provider: providerName,
+		Type:     we.Type,
+		Code:     string(we.Code),
+		Message:  redactMessage(we.Message),
 	}
-	text := strings.TrimSpace(string(body))
-	if text == "" || strings.HasPrefix(strings.ToLower(text), "<") {
-		// An empty body or an HTML error page says nothing the status
-		// does not; name the status instead of quoting markup.
-		e.Message = http.StatusText(resp.StatusCode)
-		if e.Message == "" {
-			e.Message = "error status with no message"
-		}
-		return e
-	}
-	if len(text) > maxErrorMessage {
-		text = text[:maxErrorMessage] + "…"
-	}
-	e.Message = redactMessage(text)
-	return e
 }
 
 func requestID(h http.Header) string {

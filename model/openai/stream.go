@@ -105,7 +105,7 @@ func (p *streamParser) handle(data []byte) error {
 	choices := c.Choices[:cap(c.Choices)]
 	clear(choices) // encoding/json decodes into reused elements without zeroing them
 	*c = chunk{Choices: choices[:0]}
-	if err := json.Unmarshal(data, c); err != nil {
+	if err := unmarshalChunk(data, c); err != nil {
 		return fmt.Errorf("%w: chunk %d is not valid JSON (%v): %s", ErrMalformedResponse, p.events, err, snippet(data))
 	}
 	if c.Error != nil {

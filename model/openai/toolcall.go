@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/reinharness/rein/model"
 )
@@ -221,10 +222,23 @@ func dropTrailingCommas(s []byte) []byte {
 	return out
 }
 
-// snippet quotes the start of s for an error message.
+// snippet quotes the start of s for an error message, with anything that
+// looks like a secret redacted.
 func snippet(s []byte) string {
 	if len(s) <= maxArgsSnippet {
-		return strconv.Quote(string(s))
+		return strconv.Quote(redactMessage(string(s)))
 	}
-	return strconv.Quote(string(s[:maxArgsSnippet])) + fmt.Sprintf("… (%d bytes)", len(s))
+	return strconv.Quote(redactMessage(cut(string(s), maxArgsSnippet))) + fmt.Sprintf(" (%d bytes)", len(s))
+}
+
+// cut shortens s to at most n bytes without splitting a UTF-8 sequence,
+// marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 
 	"github.com/reinharness/rein/model"
 )
@@ -156,8 +155,12 @@ func (c *flexCode) UnmarshalJSON(b []byte) error {
 // servers answer {"error":"text"} or {"message":"text"}; Error is decoded
 // by hand to accept both.
 type errorBody struct {
-	Error   json.RawMessage `json:"error"`
+	Error json.RawMessage `json:"error"`
+	// vLLM answers with the error fields at the top level:
+	// {"object":"error","message","type","code"}.
 	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    flexCode        `json:"code"`
 	Detail  json.RawMessage `json:"detail"`
 }
 
@@ -179,7 +182,7 @@ func decodeAPIError(body []byte) (wireError, bool) {
 		}
 	}
 	if eb.Message != "" {
-		return wireError{Message: eb.Message}, true
+		return wireError{Message: eb.Message, Type: eb.Type, Code: eb.Code}, true
 	}
 	if len(eb.Detail) > 0 {
 		// FastAPI-based servers (vLLM's validation errors) answer
@@ -188,10 +191,13 @@ func decodeAPIError(body []byte) (wireError, bool) {
 		if json.Unmarshal(eb.Detail, &s) == nil && s != "" {
 			return wireError{Message: s}, true
 		}
-		return wireError{Message: strconv.Quote(string(compactJSON(eb.Detail)))}, true
+		return wireError{Message: cut(string(compactJSON(eb.Detail)), maxDetail)}, true
 	}
 	return wireError{}, false
 }
+
+// maxDetail bounds the validation detail quoted from a FastAPI error.
+const maxDetail = 300
 
 func compactJSON(b []byte) []byte {
 	var buf bytes.Buffer
