@@ -54,7 +54,9 @@ func grep(ctx context.Context, ws *workspace.Workspace, opts Options, a GrepArgs
 	if a.Context < 0 {
 		return "", errors.New("context must not be negative")
 	}
-	expr := a.Pattern
+	// Multi-line mode: ^ and $ anchor at line boundaries both in the
+	// whole-file pre-check and per line.
+	expr := "(?m)" + a.Pattern
 	if a.IgnoreCase {
 		expr = "(?i)" + expr
 	}

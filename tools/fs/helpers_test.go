@@ -87,3 +87,14 @@ func readHost(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// openWith opens dir as a workspace with a whole-file read cap.
+func openWith(t *testing.T, dir string, maxRead int64) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Open(dir, workspace.Options{MaxReadBytes: maxRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
