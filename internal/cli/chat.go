@@ -77,7 +77,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s. /help for commands, Ctrl-D to quit.\n", modelName(cfg), ex.endpoint)
 	}
-	code := s.loop(ctx, readLines(a.Stdin))
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	code := s.loop(ctx, readLines(readCtx, a.Stdin))
 	if code != ExitOK {
 		return &exitError{code: code}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,24 +23,37 @@ type inputLine struct {
 // readLines reads r line by line in a goroutine, so the session can wait
 // for input and for interrupts at the same time. The channel is unbuffered:
 // the reader runs at most one line ahead of the session. It is closed at
-// EOF or on a read error (reported first). The goroutine ends with the
-// input; for a terminal that is when the process exits.
-func readLines(r io.Reader) <-chan inputLine {
+// EOF or on a read error (reported first). The goroutine ends at the end of
+// the input or, once the session stops listening (ctx done), at its next
+// line; a read blocked on a terminal ends when the process exits.
+func readLines(ctx context.Context, r io.Reader) <-chan inputLine {
 	ch := make(chan inputLine)
+	send := func(in inputLine) bool {
+		select {
+		case ch <- in:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	go func() {
 		defer close(ch)
 		br := bufio.NewReaderSize(r, 64<<10)
 		for {
 			line, tooLong, err := readLine(br)
+			ok := true
 			switch {
 			case tooLong:
-				ch <- inputLine{err: fmt.Errorf("input line longer than %d KiB ignored", maxChatLine>>10)}
+				ok = send(inputLine{err: fmt.Errorf("input line longer than %d KiB ignored", maxChatLine>>10)})
 			case line != "" || err == nil:
-				ch <- inputLine{text: line}
+				ok = send(inputLine{text: line})
+			}
+			if !ok {
+				return
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
-					ch <- inputLine{err: fmt.Errorf("reading input: %w", err)}
+					send(inputLine{err: fmt.Errorf("reading input: %w", err)})
 				}
 				return
 			}

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,12 +39,12 @@ func TestReadLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := collect(readLines(strings.NewReader(tt.in)))
+			got := collect(readLines(t.Context(), strings.NewReader(tt.in)))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
 			}
 			// Byte-at-a-time reads give the same lines.
-			got = collect(readLines(iotest.OneByteReader(strings.NewReader(tt.in))))
+			got = collect(readLines(t.Context(), iotest.OneByteReader(strings.NewReader(tt.in))))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("one-byte reads (-want +got):\n%s", diff)
 			}
@@ -51,8 +53,40 @@ func TestReadLines(t *testing.T) {
 }
 
 func TestReadLinesReadError(t *testing.T) {
-	got := collect(readLines(iotest.DataErrReader(iotest.ErrReader(iotest.ErrTimeout))))
+	got := collect(readLines(t.Context(), iotest.DataErrReader(iotest.ErrReader(iotest.ErrTimeout))))
 	if diff := cmp.Diff([]string{"ERR reading input: timeout"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// endless is an input that never ends: line after line.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "ab\n"[i%3]
+	}
+	return len(p), nil
+}
+
+func TestReadLinesStopsWhenNobodyListens(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	ch := readLines(ctx, endless{})
+	if in := <-ch; in.text != "ab" {
+		t.Fatalf("first line = %+v", in)
+	}
+	cancel()
+	// The input never ends, so only the cancellation can close the
+	// channel; keep receiving to show it does even with a reader waiting.
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the reader goroutine did not stop after cancellation")
+		}
 	}
 }
