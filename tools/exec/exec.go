@@ -1,0 +1,150 @@
+// Package exec provides the run_command tool: a bash command run in the
+// workspace through workspace.Exec — its own process group killed on
+// timeout or cancellation, output capped with head and tail kept, a
+// scrubbed environment and, on Linux, the Landlock sandbox.
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/workspace"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultTimeout    = 2 * time.Minute
+	DefaultMaxTimeout = 10 * time.Minute
+	DefaultMaxOutput  = 32 << 10
+)
+
+// Options tunes run_command. The zero value uses the defaults.
+type Options struct {
+	// Timeout applies when the call gives no timeout_s (DefaultTimeout).
+	Timeout time.Duration
+	// MaxTimeout is the most a call may ask for (DefaultMaxTimeout).
+	MaxTimeout time.Duration
+	// MaxOutput caps the output kept, head and tail (DefaultMaxOutput).
+	MaxOutput int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.Timeout > o.MaxTimeout {
+		o.Timeout = o.MaxTimeout
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultMaxOutput
+	}
+	return o
+}
+
+// RunCommandArgs are run_command's arguments.
+type RunCommandArgs struct {
+	Command  string `json:"command" jsonschema:"bash command line to run in the workspace"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command and everything it started are killed"`
+	Cwd      string `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace root (default: the root)"`
+}
+
+// Outcome is run_command's structured result.
+type Outcome struct {
+	ExitCode   int    `json:"exit_code"`
+	Signal     string `json:"signal,omitempty"`
+	Output     string `json:"output"`
+	Truncated  bool   `json:"truncated"`
+	TimedOut   bool   `json:"timed_out"`
+	DurationMS int64  `json:"duration_ms"`
+	Sandboxed  bool   `json:"sandboxed"`
+}
+
+// RunCommand returns the run_command tool over ws.
+func RunCommand(ws *workspace.Workspace, opts Options) tool.Tool {
+	opts = opts.withDefaults()
+	desc := fmt.Sprintf("Run a bash command in the workspace and return its exit code and output (stdout and stderr "+
+		"interleaved; long output keeps its beginning and end). Stdin is empty: nothing can prompt. The command "+
+		"and everything it starts are killed after timeout_s seconds (default %d, at most %d), and background jobs "+
+		"do not outlive it. A non-zero exit code is reported, not treated as a failure. Secrets are removed from "+
+		"the environment; TMPDIR is a private directory. Commands may be sandboxed so that they can write only inside the "+
+		"workspace and TMPDIR.", int(opts.Timeout.Seconds()), int(opts.MaxTimeout.Seconds()))
+	t := true
+	return tool.Func("run_command", desc, func(ctx context.Context, a RunCommandArgs) (*tool.Result, error) {
+		return runCommand(ctx, ws, opts, a)
+	},
+		tool.WithAnnotations(tool.Annotations{Title: "Run command", ReadOnlyHint: new(bool), DestructiveHint: &t, OpenWorldHint: &t}),
+		tool.WithEffects(tool.Effects{Exec: true, CommandArg: "command", PathArgs: []string{"cwd"}, Network: true}),
+		// The harness's own timeout must not cut the call before ours has
+		// killed the process group and collected the output.
+		tool.WithTimeout(opts.MaxTimeout+30*time.Second),
+	)
+}
+
+func runCommand(ctx context.Context, ws *workspace.Workspace, opts Options, a RunCommandArgs) (*tool.Result, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, errors.New("command is empty")
+	}
+	if a.TimeoutS < 0 {
+		return nil, errors.New("timeout_s must not be negative")
+	}
+	timeout := opts.Timeout
+	if a.TimeoutS > 0 {
+		timeout = min(time.Duration(a.TimeoutS)*time.Second, opts.MaxTimeout)
+	}
+	res, err := ws.Exec(ctx, workspace.ExecOptions{
+		Command: a.Command, Dir: a.Cwd, Timeout: timeout, MaxOutput: opts.MaxOutput,
+	})
+	if err != nil && res.Duration == 0 {
+		return nil, err // it never ran: bad cwd, sandbox required but missing
+	}
+	out := Outcome{
+		ExitCode: res.ExitCode, Signal: res.Signal, Output: res.Output, Truncated: res.Truncated,
+		TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Sandboxed: res.Sandboxed,
+	}
+	structured, _ := json.Marshal(out)
+	r := &tool.Result{Content: render(out, res, timeout, err), Structured: structured, Truncated: res.Truncated}
+	// A non-zero exit is information the model acts on, not a tool
+	// failure; a command killed by timeout or cancellation is.
+	r.IsError = res.TimedOut || err != nil
+	return r, nil
+}
+
+// render puts the status first, so that any later cut of the result still
+// shows how the command ended.
+func render(o Outcome, res workspace.ExecResult, timeout time.Duration, err error) string {
+	var sb strings.Builder
+	dur := time.Duration(o.DurationMS) * time.Millisecond
+	switch {
+	case o.TimedOut:
+		fmt.Fprintf(&sb, "timed out after %s: the command and every process it started were killed\n", timeout)
+	case err != nil:
+		fmt.Fprintf(&sb, "interrupted after %s: %v\n", dur, err)
+	case o.Signal != "":
+		fmt.Fprintf(&sb, "killed by signal %s after %s\n", o.Signal, dur)
+	default:
+		fmt.Fprintf(&sb, "exit code %d (%s)\n", o.ExitCode, dur.Round(time.Millisecond))
+	}
+	if res.Warning != "" {
+		sb.WriteString("warning: " + res.Warning + "\n")
+	}
+	if o.Truncated {
+		fmt.Fprintf(&sb, "output: %d bytes, truncated (beginning and end kept)\n", res.OutputBytes)
+	}
+	if o.Output == "" {
+		sb.WriteString("(no output)\n")
+	} else {
+		sb.WriteString(o.Output)
+		if !strings.HasSuffix(o.Output, "\n") {
+			sb.WriteString("\n")
+		}
+	}
+	return sb.String()
+}
