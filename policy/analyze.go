@@ -3,6 +3,7 @@ package policy
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -245,7 +246,8 @@ func (a *analyzer) code(src string, fr frame) {
 		return
 	}
 	fr.src = src
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
 	// Statements are walked as they parse: bash also runs a -c string
 	// statement by statement, so whatever precedes a syntax error runs.
 	err := p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
@@ -257,6 +259,11 @@ func (a *analyzer) code(src string, fr frame) {
 		a.scanText(src)
 	}
 }
+
+// parsers reuses parsers across calls: a parser carries buffers worth
+// keeping, and code() nests (bash -c inside a statement being walked), so
+// each level takes its own.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

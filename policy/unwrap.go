@@ -226,7 +226,8 @@ func isAssignment(t string) bool {
 func (a *analyzer) splitWords(s string, fr frame) []word {
 	fr.src = s
 	var out []word
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
 	for w, err := range p.WordsSeq(strings.NewReader(s)) {
 		if err != nil {
 			a.concern("unparsable", "rein cannot split the string given to env -S")
