@@ -220,6 +220,17 @@ func joinSystem(system, instructions string) string {
 // HookPanics returns how many hook panics were recovered across all runs.
 func (a *Agent) HookPanics() int64 { return a.hookPanics.Load() }
 
+// minProbeTokens is the request size below which the context window is
+// not worth asking for: no model server in use runs with a smaller window.
+const minProbeTokens = 2048
+
+// windowAsked reports whether the context window is already known.
+func (a *Agent) windowAsked() bool {
+	a.windowMu.Lock()
+	defer a.windowMu.Unlock()
+	return a.windowKnown
+}
+
 // contextWindow returns the configured window, or asks the provider. A
 // definite answer (a size, or "unknown") is kept for the Agent's life; a
 // failed question is asked again on the next run, and meanwhile the history

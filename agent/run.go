@@ -239,6 +239,13 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 // 0 means unbounded.
 func (r *run) historyBudget() int {
 	if r.window < 0 {
+		// Asking the server costs requests (and fails noisily on a bad
+		// key before the real call could say why), so it is put off
+		// until the request could come near the smallest window a model
+		// server runs with.
+		if !r.a.windowAsked() && r.c.scaled(r.fixedTokens)+r.c.EstimatedTokens(0) < minProbeTokens {
+			return 0
+		}
 		r.window = r.a.contextWindow(r.ctx)
 	}
 	w := r.window

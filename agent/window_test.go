@@ -324,7 +324,7 @@ func (w *windowProvider) ContextWindow(ctx context.Context) (int, error) {
 func TestContextWindowAskedOnce(t *testing.T) {
 	p := &windowProvider{Scripted: modeltest.NewScripted(modeltest.Text("a"), modeltest.Text("b"), modeltest.Text("c")), failures: 1}
 	a := mustAgent(t, Config{Provider: p})
-	big := strings.Repeat("x", 8000) // ~2000 tokens: over a 1000-token window
+	big := strings.Repeat("x", 12000) // ~3000 tokens: over a 1000-token window and worth asking about
 	c := NewConversation("", model.UserText(big), model.AssistantText("ok"))
 	r1 := collect(t, a, context.Background(), c, "first")
 	if len(r1.ofType(EventCompaction)) != 0 || p.asked != 1 {
@@ -335,5 +335,21 @@ func TestContextWindowAskedOnce(t *testing.T) {
 		if len(r.ofType(EventCompaction)) != 1 || p.asked != 2 {
 			t.Fatalf("run %d: %d compactions, asked %d times; want the window learned once", i+2, len(r.ofType(EventCompaction)), p.asked)
 		}
+	}
+}
+
+// A short conversation cannot overflow any window in use, so the provider
+// is not asked (a bad key then fails on the real call, in one request).
+func TestContextWindowNotAskedForSmallRequests(t *testing.T) {
+	p := &windowProvider{Scripted: modeltest.NewScripted(modeltest.Text("a"), modeltest.Text("b"))}
+	a := mustAgent(t, Config{Provider: p})
+	c := NewConversation("")
+	collect(t, a, context.Background(), c, "hello")
+	if p.asked != 0 {
+		t.Fatalf("asked for the context window %d times for a tiny request; want 0", p.asked)
+	}
+	collect(t, a, context.Background(), c, strings.Repeat("y", 12000))
+	if p.asked != 1 {
+		t.Fatalf("asked %d times once the request grew past %d tokens; want 1", p.asked, minProbeTokens)
 	}
 }
