@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/internal/secret"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -239,3 +240,7 @@ func CleanEndpoint(endpoint string) string {
 func (c *Client) errorf(ep, format string, args ...any) error {
 	return fmt.Errorf("%s request to %s: "+format, append([]any{c.cfg.Provider, ep}, args...)...)
 }
+
+// Redact removes secrets from server text before it goes into an error;
+// see secret.Redact.
+func Redact(s string) string { return secret.Redact(s) }

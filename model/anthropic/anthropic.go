@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/internal/secret"
 	"iter"
 	"net/http"
 	"net/url"
@@ -123,6 +124,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.AuthToken != "" {
 		h.Set("Authorization", "Bearer "+cfg.AuthToken)
 	}
+	// Servers echo keys back in error text; rein never repeats them.
+	secret.Register(cfg.APIKey, cfg.AuthToken)
 	if cfg.HTTP.Provider == "" {
 		cfg.HTTP.Provider = "anthropic"
 	}

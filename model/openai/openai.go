@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/internal/secret"
 	"io"
 	"iter"
 	"mime"
@@ -114,6 +115,8 @@ func New(cfg Config) (*Provider, error) {
 			return nil, fmt.Errorf("%w: the API key contains whitespace or control characters; check how it was pasted", ErrBadConfig)
 		}
 		h.Set("Authorization", "Bearer "+cfg.APIKey)
+		// Servers echo keys back in error text; rein never repeats them.
+		secret.Register(cfg.APIKey)
 	}
 	h.Set("Content-Type", "application/json")
 	hc := cfg.HTTP

@@ -1,6 +1,17 @@
-package httpx
+// Package secret keeps secrets out of everything rein prints or stores:
+// logs, telemetry, the session store and error text. It knows secrets two
+// ways: values registered at run time (the API key given by flag or
+// environment, MCP header values), which are replaced wherever they occur,
+// and patterns (bearer tokens, sk-… keys, "api_key" JSON values, URL
+// credentials) for secrets rein was never told about.
+package secret
 
-import "regexp"
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
 
 // redacted replaces every secret Redact finds.
 const redacted = "[REDACTED]"
@@ -42,12 +53,63 @@ var redactions = []struct {
 	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), redacted},
 }
 
-// Redact removes secrets (Bearer tokens, sk-… keys, x-api-key values,
-// "api_key"/"token"/"password" JSON values, credentials in URLs) from a
-// string; used on any server text before it goes into an error. It is
-// a best effort over free text, not a parser: the patterns prefer hiding
-// too much to hiding too little.
+// MinLength is the shortest value Register accepts: shorter strings
+// would scrub ordinary words out of messages and protect nothing.
+const MinLength = 6
+
+var known struct {
+	sync.RWMutex
+	values   []string // longest first, so a key containing another is hidden whole
+	replacer *strings.Replacer
+}
+
+// Register records secret values (API keys, tokens, header values) so
+// that Redact replaces them wherever they appear, whatever their shape.
+// Values shorter than MinLength are ignored. Safe for concurrent use;
+// registrations last for the life of the process.
+func Register(values ...string) {
+	known.Lock()
+	defer known.Unlock()
+	changed := false
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < MinLength || containsString(known.values, v) {
+			continue
+		}
+		known.values = append(known.values, v)
+		changed = true
+	}
+	if !changed {
+		return
+	}
+	sort.Slice(known.values, func(i, j int) bool { return len(known.values[i]) > len(known.values[j]) })
+	pairs := make([]string, 0, 2*len(known.values))
+	for _, v := range known.values {
+		pairs = append(pairs, v, redacted)
+	}
+	known.replacer = strings.NewReplacer(pairs...)
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact removes secrets from s: every registered value, then bearer
+// tokens, sk-… keys, x-api-key values, "api_key"/"token"/"password" JSON
+// values and credentials in URLs. It is a best effort over free text, not
+// a parser: the patterns prefer hiding too much to hiding too little.
 func Redact(s string) string {
+	known.RLock()
+	r := known.replacer
+	known.RUnlock()
+	if r != nil {
+		s = r.Replace(s)
+	}
 	for _, r := range redactions {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}

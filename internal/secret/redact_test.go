@@ -1,4 +1,4 @@
-package httpx
+package secret
 
 import (
 	"strings"
@@ -65,5 +65,23 @@ func TestRedactHidesKnownSecrets(t *testing.T) {
 				t.Errorf("Redact(%q) = %q still contains the secret", in, got)
 			}
 		}
+	}
+}
+
+func TestRegisteredValuesAreRedacted(t *testing.T) {
+	// A key with no recognisable shape is only caught because it was registered.
+	key := "my-custom-key-not-sk-shaped-42"
+	Register(key, "short")
+	for _, in := range []string{
+		"invalid key my-custom-key-not-sk-shaped-42 given",
+		`{"detail":"my-custom-key-not-sk-shaped-42"}`,
+		"prefix-my-custom-key-not-sk-shaped-42-suffix",
+	} {
+		if got := Redact(in); strings.Contains(got, "custom-key") {
+			t.Errorf("Redact(%q) = %q: the registered key leaked", in, got)
+		}
+	}
+	if got := Redact("a short word"); got != "a short word" {
+		t.Errorf("values shorter than MinLength must not be registered; got %q", got)
 	}
 }
