@@ -67,6 +67,17 @@ type CompactionInfo struct {
 	OmittedMessages int    `json:"omitted_messages"`
 	KeptMessages    int    `json:"kept_messages"`
 	EstimatedTokens int    `json:"estimated_tokens"`
+	// Summary is the text of a summary of earlier messages, set only on
+	// the first compaction that sends it (memory.Summarize), so a journal
+	// that stores this event can restore the summary after a resume
+	// without asking the model again.
+	Summary string `json:"summary,omitempty"`
+	// Summarized is how many leading history messages the summary in use
+	// stands for; 0 when no summary is in use.
+	Summarized int `json:"summarized,omitempty"`
+	// Fallback says in one line why the strategy fell back to a simpler
+	// one on this call (a summary call that failed); empty when it did not.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // OutcomeKind is how a run ended.
