@@ -169,18 +169,19 @@ func (p *streamParser) endReasoning() {
 
 // addToolDelta folds one tool-call fragment into its call. Calls are keyed
 // by their wire index; a fragment without an index continues the latest
-// call unless it carries a new id.
+// call. A fragment carrying a different id than the call it would continue
+// starts a new call: some servers send several complete calls under one
+// index.
 func (p *streamParser) addToolDelta(td *toolCallDelta) error {
 	var b *callBuilder
-	if td.Index != nil {
-		for _, c := range p.calls {
-			if c.index == *td.Index {
-				b = c
-				break
-			}
+	for i := len(p.calls) - 1; i >= 0; i-- {
+		if td.Index == nil || p.calls[i].index == *td.Index {
+			b = p.calls[i]
+			break
 		}
-	} else if n := len(p.calls); n > 0 && (td.ID == "" || td.ID == p.calls[n-1].id) {
-		b = p.calls[n-1]
+	}
+	if b != nil && td.ID != "" && b.id != "" && td.ID != b.id {
+		b = nil
 	}
 	if b == nil {
 		idx := len(p.calls)
