@@ -126,8 +126,10 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		res:  &Analysis{},
 		home: cleanOr(opts.Home, unknownHome),
 		ws:   cleanOr(opts.Workspace, unknownWorkspace),
-		vars: map[string]string{},
-		seen: map[Finding]bool{},
+		vars:      map[string]string{},
+		seen:      map[Finding]bool{},
+		execFuncs: map[string]bool{},
+		aliases:   map[string]word{},
 	}
 	a.cwds = []string{a.ws}
 	a.code(cmd, frame{})
@@ -153,8 +155,12 @@ type analyzer struct {
 	// commands seen so far; cwdUnknown is set by a dynamic cd.
 	cwds       []string
 	cwdUnknown bool
-	// funcs are the functions whose bodies are being walked.
-	funcs []*funcFrame
+	// funcs are the functions whose bodies are being walked; execFuncs
+	// are functions that run their arguments as a command (f() { "$@"; }),
+	// and aliases the aliases defined so far.
+	funcs     []*funcFrame
+	execFuncs map[string]bool
+	aliases   map[string]word
 	// downloads counts downloader commands seen, so a pipeline can tell
 	// whether an earlier stage downloads.
 	downloads int
@@ -169,6 +175,9 @@ type funcFrame struct {
 	name  string
 	calls int
 	risky bool
+	// execsArgs says the body runs its positional parameters as a
+	// command.
+	execsArgs bool
 }
 
 // frame is the context a piece of syntax is analyzed in.
@@ -420,6 +429,9 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl, fr frame) {
 		if f.risky || f.calls >= 2 {
 			a.hard("fork-bomb", "a function that calls itself in a pipeline or in the background is a fork bomb")
 		}
+		if f.execsArgs {
+			a.execFuncs[f.name] = true
+		}
 	}
 	a.funcs = a.funcs[:start]
 }
@@ -495,123 +507,3 @@ func (a *analyzer) call(c *syntax.CallExpr, fr frame) {
 	a.exec(ws, fr, fr.via)
 }
 
-// redirects records a statement's redirections and returns the frame its
-// command runs in (stdin may now come from a file or a here-document).
-func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
-	for _, r := range rs {
-		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
-			a.concern("dynamic-redirect", "the command redirects to a file descriptor chosen at run time")
-		}
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			body := a.heredoc(r, fr)
-			fr.pipeIn, fr.taint, fr.stdinCode = false, body.download, &body
-			a.record(r, word{text: r.Word.Lit(), pathOK: false, globAt: -1, literal: true}, false)
-			continue
-		case syntax.WordHdoc:
-			w := a.singleWord(r.Word, fr)
-			body := w.concat(litWord("\n"))
-			fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, &body
-			continue
-		}
-		w := a.singleWord(r.Word, fr)
-		switch r.Op {
-		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			if r.Op != syntax.DplIn || !isFD(w.text) {
-				fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, nil
-			}
-		}
-		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
-		if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && isFD(w.text) {
-			continue // 2>&1, <&0, >&-: duplicates a descriptor, no file
-		}
-		a.record(r, w, write)
-	}
-	return fr
-}
-
-func isFD(s string) bool {
-	s = strings.TrimSuffix(s, "-")
-	if s == "" {
-		return true
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
-	if a.guessing > 0 {
-		return
-	}
-	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK && !w.glob}
-	a.res.Redirects = append(a.res.Redirects, rd)
-	if !write {
-		return
-	}
-	if w.pathOK && anyRawDevice(a.absPaths(w.path)) {
-		a.hard("raw-device", "writing to the raw device "+w.text+" is never allowed")
-		return
-	}
-	a.checkWriteTarget(w)
-}
-
-// heredoc resolves a here-document body: literal when the delimiter is
-// quoted, otherwise with expansions like a double-quoted string.
-func (a *analyzer) heredoc(r *syntax.Redirect, fr frame) word {
-	if r.Hdoc == nil {
-		return litWord("")
-	}
-	quoted := false
-	for _, p := range r.Word.Parts {
-		if _, ok := p.(*syntax.Lit); !ok {
-			quoted = true
-		} else if strings.Contains(p.(*syntax.Lit).Value, `\`) {
-			quoted = true
-		}
-	}
-	if quoted {
-		var b strings.Builder
-		for _, p := range r.Hdoc.Parts {
-			if lit, ok := p.(*syntax.Lit); ok {
-				b.WriteString(lit.Value)
-			} else {
-				b.WriteString(fr.slice(p))
-			}
-		}
-		return litWord(b.String())
-	}
-	w := word{pathOK: true, globAt: -1, literal: true, quoted: true}
-	for _, p := range r.Hdoc.Parts {
-		if lit, ok := p.(*syntax.Lit); ok {
-			w = w.concat(litWord(unescapeDouble(lit.Value)))
-			continue
-		}
-		for _, x := range a.part(p, fr, false) {
-			w = w.concat(x)
-			break
-		}
-	}
-	return w
-}
-
-// scanText looks for privilege escalation in text rein could not parse:
-// bash would still run the statements before a syntax error, and a
-// concern alone could be approved.
-func (a *analyzer) scanText(src string) {
-	clean := strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(src)
-	for _, tok := range strings.FieldsFunc(clean, func(r rune) bool {
-		return strings.ContainsRune(" \t\r\n;&|()<>{}`$!", r)
-	}) {
-		base := strings.ToLower(filepath.Base(tok))
-		if privilegeCommands[base] {
-			a.hard("privilege", "privilege escalation ("+base+") is never allowed")
-		}
-		if isMkfs(base) {
-			a.hard("mkfs", "creating a file system ("+base+") is never allowed")
-		}
-	}
-}

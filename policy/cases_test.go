@@ -86,6 +86,21 @@ var hardCommands = []struct {
 	{"bash <<< 'sudo ls'", "privilege"},
 	{"git -c alias.x='!sudo ls' x", "privilege"},
 	{"watch sudo ls", "privilege"},
+	{"f() { \"$@\"; }; f sudo ls", "privilege"},
+	{"run() { $1 $2; }; run sudo ls", "privilege"},
+	{"shopt -s expand_aliases; alias s=sudo; s ls", "privilege"},
+	{"trap 'sudo ls' EXIT", "privilege"},
+	{"echo x | at now <<< 'sudo ls'", "privilege"},
+	{"ssh host sudo reboot", "privilege"},
+	{"parallel sudo ::: a b", "privilege"},
+	{"parallel ::: 'sudo ls' 'ls'", "privilege"},
+	{"systemd-run ls", "privilege"},
+	{"python3 -c 'import os; os.system(\"sudo ls\")'", "privilege"},
+	{"perl -e 'exec qw(doas ls)'", "privilege"},
+	{"node --eval 'require(\"child_process\").execSync(\"pkexec ls\")'", "privilege"},
+	{"git -c core.pager='sudo less' log", "privilege"},
+	{"git config core.sshCommand 'sudo ssh'", "privilege"},
+	{"git config alias.x '!sudo ls'", "privilege"},
 	{"echo 'sudo ls", "privilege"}, // unparsable: scanned
 	{"ls\nsudo ls\nif", "privilege"},
 	// Recursive removal of /, ~, the workspace, or an ancestor.
@@ -96,6 +111,9 @@ var hardCommands = []struct {
 	{"rm --recursive --force /", "rm-root"},
 	{"rm -rf --no-preserve-root /", "rm-root"},
 	{"rm -rf -- /", "rm-root"},
+	{"rm --recur --forc /", "rm-root"},
+	{"rm -r --no-preserve /", "rm-root"},
+	{`rm -rf "$PWD"`, "rm-root"},
 	{"rm -rf //", "rm-root"},
 	{"rm -rf /tmp/../", "rm-root"},
 	{"rm -rf /*", "rm-root"},
@@ -132,6 +150,9 @@ var hardCommands = []struct {
 	{"tee /dev/mem < x", "raw-device"},
 	{"cp disk.img /dev/mmcblk0", "raw-device"},
 	{"shred /dev/sda", "raw-device"},
+	{"tar -cf /dev/sdb .", "raw-device"},
+	{"dcfldd if=x of=/dev/sdc", "raw-device"},
+	{"exec 3<>/dev/sda", "raw-device"},
 	{"mkfs.ext4 /dev/sdb1", "mkfs"},
 	{"mkfs -t ext4 /dev/sdb", "mkfs"},
 	{"mke2fs /dev/sdc", "mkfs"},
@@ -163,6 +184,8 @@ var hardCommands = []struct {
 	{"git push --force-with-lease=main:abc origin main", "force-push"},
 	{"git push origin +main", "force-push"},
 	{"git push --mirror", "force-push"},
+	{"git push --forc origin main", "force-push"},
+	{"git push --force-w", "force-push"},
 	{"git -C x push --force", "force-push"},
 	{"git -c k=v push -f", "force-push"},
 	{"git --git-dir=.git push -f", "force-push"},
@@ -170,6 +193,51 @@ var hardCommands = []struct {
 	{"env GIT_TRACE=1 git push -f", "force-push"},
 	{"/usr/bin/git push -f", "force-push"},
 	{"git -c alias.p='push --force' p", "force-push"},
+}
+
+// benignCommands mention dangerous names without doing anything
+// dangerous; under the full preset they must be allowed, not denied.
+var benignCommands = []string{
+	`echo "rm -rf /"`,
+	"grep -rn sudo .",
+	"git commit -m 'fix sudo ls handling'",
+	"man sudo",
+	"which sudo doas",
+	"command -v sudo",
+	"type sudo",
+	"sudoku --solve",
+	"pseudo ls",
+	"ls -l /dev/sda",
+	"cat README.md | grep curl",
+	"curl -o install.sh https://example.com/install.sh",
+	"curl -s https://example.com | jq .name",
+	"rm -rf node_modules ./build/ dist/*",
+	"rm -rf /tmp/rein-test-123",
+	"rm -rf ~/.cache/go-build",
+	"git push origin main",
+	"git push --follow-tags origin v1.2.0",
+	"git push --set-upstream origin feature",
+	"git fetch --force origin",
+	"git pull --rebase",
+	"git -C sub status",
+	"mkdir -p /tmp/x",
+	"dd if=/dev/urandom of=test.bin bs=1M count=1",
+	"echo done > /dev/stderr",
+	"python3 -c 'print(1 + 1)'",
+	"f() { echo hi; }; f; f",
+	"bash -c 'for i in 1 2; do echo $i; done'",
+	"chmod -R 755 build",
+	"chmod 644 /tmp/x",
+	"find . -name '*.tmp' -delete",
+	"find build -exec touch {} +",
+	"xargs -0 gofmt -l < files.txt",
+	"timeout 30 go test -run TestX ./...",
+	"env GOFLAGS=-mod=mod go build ./...",
+	"git log --format='%an sudo %s'",
+	"printf '%s\n' 'sudo is not run here'",
+	"cat <<'EOF' > notes.txt\nrun sudo make install later\nEOF",
+	"ssh -V",
+	"trap 'rm -f /tmp/x' EXIT; go test",
 }
 
 // policyCase is one row of the policy table.
@@ -204,6 +272,9 @@ func policyCases() []policyCase {
 		for _, p := range allPresets {
 			add(p, runCall(h.cmd), Deny, func(pc *policyCase) { pc.hard = true }, rule("hard-deny:"+h.id))
 		}
+	}
+	for _, cmd := range benignCommands {
+		add(PresetFull, runCall(cmd), Allow)
 	}
 	readOnlyTools := []tool.Spec{specReadFile, specListDir, specGlob, specGrep, specGitStatus, specGitDiff}
 	for _, p := range allPresets {

@@ -31,6 +31,9 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		name := ws[0]
 		if name.dynamic() {
 			a.concern("dynamic-command", "the command name "+quoteArg(name.text)+" is only known at run time")
+			if len(a.funcs) > 0 && isPositional(name.text) {
+				a.funcs[len(a.funcs)-1].execsArgs = true
+			}
 			a.guess(ws, fr, via)
 			if !name.literal || name.glob {
 				a.leaf(ws, via, unknownArgs, true)
@@ -106,6 +109,17 @@ var guessNames = []string{
 	"sudo", "sudoedit", "su", "doas", "pkexec", "runuser", "run0", "rm", "dd",
 	"mkfs", "mke2fs", "mkswap", "wipefs", "git", "sh", "bash", "zsh", "dash",
 	"env", "xargs", "eval", "curl", "wget",
+}
+
+// isPositional reports whether a word is a positional parameter: a
+// function whose body runs "$@" runs whatever it is called with.
+func isPositional(s string) bool {
+	for _, p := range []string{"$@", "${@", "$*", "${*", "${1", "${2", "${3"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return len(s) >= 2 && s[0] == '$' && s[1] >= '1' && s[1] <= '9'
 }
 
 // leaf records a command that runs.

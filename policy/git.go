@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -98,6 +99,9 @@ func (a *analyzer) checkGit(ws []word, fr frame) {
 		}
 		if gitCommandKey(c.key) || c.env && strings.HasPrefix(c.key, "alias.") {
 			a.concern("git-config", "git -c "+c.key+" makes git run a command")
+			if !c.env {
+				a.hiddenCode(c.value.text, fr, "git -c "+c.key)
+			}
 		}
 	}
 	argv := texts(ws)
@@ -116,17 +120,24 @@ func (a *analyzer) checkGit(ws []word, fr frame) {
 			if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
 				continue
 			}
-			if strings.HasPrefix(key, "alias.") && k+1 < len(ws) {
-				if code, ok := strings.CutPrefix(ws[k+1].text, "!"); ok {
-					cf := fr
-					cf.depth++
-					a.code(code, cf)
-				}
-				continue
-			}
 			a.concern("git-config", "git config "+key+" makes git run a command")
+			if k+1 < len(ws) {
+				a.hiddenCode(strings.TrimPrefix(ws[k+1].text, "!"), fr, "git config "+key)
+			}
 		}
 	}
+}
+
+// hiddenCode checks code that runs outside the command's own flow (a
+// git pager, an ssh remote command) for hard denials only: the concern
+// it raises already makes the call ask.
+func (a *analyzer) hiddenCode(code string, fr frame, label string) {
+	cf := fr
+	cf.depth++
+	cf.via = append(slices.Clip(fr.via), label)
+	a.guessing++
+	a.code(code, cf)
+	a.guessing--
 }
 
 // forcePush reports whether git push arguments force the update.
@@ -142,8 +153,9 @@ func forcePush(args []string) bool {
 				}
 			}
 			return false
-		case t == "--force", t == "--mirror", t == "--force-if-includes", strings.HasPrefix(t, "--force-with-lease"):
-			return true
+		case longOption(t, "--force", 4), longOption(t, "--force-with-lease", 4),
+			longOption(t, "--force-if-includes", 4), longOption(t, "--mirror", 4):
+			return true // git also takes unambiguous abbreviations
 		case valueOpts[t]:
 			j++
 		case strings.HasPrefix(t, "--"):

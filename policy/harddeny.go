@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +51,7 @@ var rawWriters = map[string]bool{
 	"tee": true, "cp": true, "mv": true, "install": true, "shred": true, "fdisk": true,
 	"sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true, "parted": true,
 	"hdparm": true, "badblocks": true, "truncate": true, "ln": true, "pv": true,
+	"tar": true, "rsync": true, "ddrescue": true, "flashrom": true, "nvme": true,
 }
 
 // checkLevel runs the hard-deny checks on one level of a command.
@@ -57,6 +59,8 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 	switch {
 	case privilegeCommands[base]:
 		a.hard("privilege", "privilege escalation ("+base+") is never allowed")
+	case base == "systemd-run" && !slices.ContainsFunc(ws, func(w word) bool { return w.text == "--user" }):
+		a.hard("privilege", "systemd-run without --user runs commands as root; it is never allowed")
 	case isMkfs(base):
 		a.hard("mkfs", "creating or wiping a file system ("+base+") is never allowed")
 	}
@@ -65,7 +69,7 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 		a.checkRemove(ws, unknownArgs)
 	case "chmod", "chown", "chgrp":
 		a.checkRecursiveChange(base, ws)
-	case "dd":
+	case "dd", "dcfldd", "dc3dd", "sg_dd":
 		for _, w := range ws[1:] {
 			if v, ok := strings.CutPrefix(w.path, "of="); ok && w.pathOK && anyRawDevice(a.absPaths(v)) {
 				a.hard("raw-device", "writing to the raw device "+v+" is never allowed")
@@ -95,10 +99,11 @@ func (a *analyzer) checkRemove(ws []word, unknownArgs bool) {
 			case !endOpts && t.text == "--":
 				endOpts = true
 			case !endOpts && strings.HasPrefix(t.text, "--"):
-				switch t.text {
-				case "--recursive":
+				// getopt_long takes any unambiguous abbreviation.
+				switch {
+				case longOption(t.text, "--recursive", 4):
 					recursive = true
-				case "--no-preserve-root":
+				case longOption(t.text, "--no-preserve-root", 6):
 					noPreserve = true
 				}
 			case !endOpts && strings.HasPrefix(t.text, "-") && len(t.text) > 1:
@@ -123,6 +128,13 @@ func (a *analyzer) checkRemove(ws []word, unknownArgs bool) {
 		a.concern("rm-dynamic", "recursive rm of paths only known at run time")
 	}
 	a.checkRecursiveRemove("rm -r", targets)
+}
+
+// longOption reports whether arg is the long option full or an
+// abbreviation of it at least min bytes long (--rec for --recursive).
+func longOption(arg, full string, min int) bool {
+	name, _, _ := strings.Cut(arg, "=")
+	return len(name) >= min && strings.HasPrefix(full, name)
 }
 
 // splitUnquoted returns an unquoted expansion's static guess split into

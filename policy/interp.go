@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -46,6 +47,8 @@ type interpRun struct {
 	code []word
 	// shellCode is a shell's -c string.
 	shellCode *word
+	// inline are code strings given as options (python -c, perl -e).
+	inline []word
 	// fromStdin says the code is read from standard input.
 	fromStdin bool
 }
@@ -98,10 +101,14 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 			switch {
 			case slices.Contains(spec.longCode, name):
 				other = true
+				v := ws[i]
+				_, v.text, _ = strings.Cut(t, "=")
 				if !hasValue && i+1 < len(ws) {
-					run.code = append(run.code, ws[i+1])
+					v = ws[i+1]
 					i++
 				}
+				run.code = append(run.code, v)
+				run.inline = append(run.inline, v)
 			case spec.shell && (name == "--rcfile" || name == "--init-file") && !hasValue && i+1 < len(ws):
 				run.code = append(run.code, ws[i+1])
 				i++
@@ -129,6 +136,7 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 				}
 				if strings.IndexByte(spec.code, c) >= 0 {
 					run.code = append(run.code, v)
+					run.inline = append(run.inline, v)
 					other = true
 				}
 				if strings.IndexByte(spec.module, c) >= 0 {
@@ -157,6 +165,23 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 	return run, true
 }
 
+// scanInline looks for privilege escalation and file-system creation in
+// code given inline to an interpreter (python -c 'os.system("sudo …")'):
+// rein cannot parse the language, but the names are unmistakable.
+func (a *analyzer) scanInline(base, code string) {
+	for _, tok := range strings.FieldsFunc(code, func(r rune) bool {
+		return !(r == '_' || r == '.' || r == '/' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) {
+		name := strings.ToLower(path.Base(tok))
+		if privilegeCommands[name] && name != "su" {
+			a.hard("privilege", "privilege escalation ("+name+") in code run by "+base+" is never allowed")
+		}
+		if isMkfs(name) {
+			a.hard("mkfs", "creating or wiping a file system ("+name+") in code run by "+base+" is never allowed")
+		}
+	}
+}
+
 // checkInterpreter denies running downloaded code — piped into an
 // interpreter, or given to it as a script or -c string — and makes running
 // code piped from another command a concern.
@@ -170,6 +195,9 @@ func (a *analyzer) checkInterpreter(base string, ws []word, fr frame) {
 			a.hard("download-exec", "running downloaded code ("+base+" with a download as its code) is never allowed")
 			return
 		}
+	}
+	for _, w := range run.inline {
+		a.scanInline(base, w.text)
 	}
 	if !run.fromStdin {
 		return

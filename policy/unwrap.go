@@ -64,6 +64,14 @@ var wrappers = map[string]wrapperSpec{
 // unwrap returns what a command runs when it is a wrapper; for any other
 // command the result is empty.
 func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
+	name := ws[0].text
+	if v, ok := a.aliases[name]; ok {
+		code := joinWords(append([]word{v}, ws[1:]...))
+		return unwrapped{label: "alias " + name, code: &code}
+	}
+	if a.execFuncs[name] && len(ws) > 1 {
+		return unwrapped{label: "function " + name, inner: [][]word{ws[1:]}, keepSelf: true}
+	}
 	if spec, ok := wrappers[base]; ok {
 		return unwrapped{label: base, inner: nonEmpty(genericInner(spec, ws))}
 	}
@@ -97,6 +105,16 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 		}
 	case "git":
 		return a.unwrapGit(ws)
+	case "parallel":
+		return a.unwrapParallel(ws, fr)
+	case "trap":
+		return unwrapTrap(ws)
+	case "alias":
+		a.defineAliases(ws)
+	case "ssh":
+		a.remoteCommand(ws, fr)
+	case "at", "batch":
+		return a.unwrapAt(base, ws, fr)
 	}
 	if run, ok := a.interp(base, ws); ok && run.shell {
 		switch {
@@ -253,223 +271,6 @@ func unwrapCommand(ws []word) unwrapped {
 		}
 	}
 	return unwrapped{label: "command", inner: nonEmpty(ws[min(i, len(ws)):])}
-}
-
-func unwrapXargs(ws []word) unwrapped {
-	const value, optional = "adEILnPs", "eil"
-	long := []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}
-	replace := ""
-	i := 1
-	for i < len(ws) {
-		t := ws[i].text
-		if t == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(t, "-") || t == "-" {
-			break
-		}
-		if strings.HasPrefix(t, "--") {
-			name, v, hasValue := strings.Cut(t, "=")
-			if name == "--replace" {
-				replace = "{}"
-				if hasValue {
-					replace = v
-				}
-			}
-			if !hasValue && slices.Contains(long, name) {
-				i++
-			}
-			i++
-			continue
-		}
-		for j := 1; j < len(t); j++ {
-			c := t[j]
-			if strings.IndexByte(value, c) >= 0 {
-				v := t[j+1:]
-				if v == "" && i+1 < len(ws) {
-					i++
-					v = ws[i].text
-				}
-				if c == 'I' {
-					replace = v
-				}
-				break
-			}
-			if strings.IndexByte(optional, c) >= 0 {
-				if c == 'i' {
-					replace = cmpOr(t[j+1:], "{}")
-				}
-				break
-			}
-		}
-		i++
-	}
-	inner := slices.Clone(ws[min(i, len(ws)):])
-	if len(inner) == 0 {
-		inner = []word{litWord("echo")}
-	}
-	if replace != "" {
-		for k := range inner {
-			if strings.Contains(inner[k].text, replace) {
-				inner[k].literal, inner[k].pathOK = false, false
-			}
-		}
-	}
-	return unwrapped{label: "xargs", inner: [][]word{inner}, unknownArgs: true}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-// unwrapFind returns the commands find runs with -exec, -execdir, -ok and
-// -okdir. When the expression has no test, {} stands for every file under
-// the start points, so it is replaced by the start points themselves:
-// `find . -exec rm -rf {} +` removes the workspace.
-func (a *analyzer) unwrapFind(ws []word) unwrapped {
-	i := 1
-	for i < len(ws) {
-		t := ws[i].text
-		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
-			i++
-		} else if t == "-D" {
-			i += 2
-		} else {
-			break
-		}
-	}
-	var starts []word
-	for ; i < len(ws); i++ {
-		t := ws[i].text
-		if strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == "," {
-			break
-		}
-		starts = append(starts, ws[i])
-	}
-	if len(starts) == 0 {
-		starts = []word{litWord(".")}
-	}
-	filtered, deletes := false, false
-	var execs [][]word
-	for i < len(ws) {
-		t := ws[i].text
-		switch t {
-		case "-exec", "-execdir", "-ok", "-okdir":
-			j := i + 1
-			for j < len(ws) && ws[j].text != ";" && ws[j].text != "+" {
-				j++
-			}
-			if j > i+1 {
-				execs = append(execs, ws[i+1:j])
-			}
-			i = j + 1
-		case "-delete":
-			deletes = true
-			i++
-		case "-maxdepth", "-mindepth":
-			i += 2
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
-			if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*") != "" {
-				filtered = true
-			}
-			i += 2
-		case "-depth", "-d", "-xdev", "-mount", "-follow", "-print", "-print0", "-ls",
-			"-noleaf", "-ignore_readdir_race", "-daystart", "-true", "(", ")", "-o", "-or", "-a", "-and", ",":
-			i++
-		default:
-			filtered = true
-			i++
-		}
-	}
-	if deletes && !filtered {
-		a.checkRecursiveRemove("find -delete", starts)
-	}
-	if len(execs) == 0 {
-		return unwrapped{}
-	}
-	u := unwrapped{label: "find -exec", keepSelf: true}
-	for _, ex := range execs {
-		if filtered {
-			u.inner = append(u.inner, ex)
-			continue
-		}
-		for _, s := range starts {
-			in := slices.Clone(ex)
-			for k := range in {
-				if strings.Contains(in[k].text, "{}") {
-					in[k] = replaceBraces(in[k], s)
-				}
-			}
-			u.inner = append(u.inner, in)
-		}
-	}
-	return u
-}
-
-func replaceBraces(w, start word) word {
-	r := w
-	r.text = strings.ReplaceAll(w.text, "{}", start.text)
-	r.alt = strings.ReplaceAll(w.alt, "{}", start.alt)
-	r.path = strings.ReplaceAll(w.path, "{}", start.path)
-	r.pathOK = w.pathOK && start.pathOK
-	r.literal = w.literal && start.literal
-	r.glob = w.glob || start.glob
-	if r.glob {
-		r.globAt = strings.IndexAny(r.path, "*?[")
-	}
-	return r
-}
-
-// unwrapWatch: watch joins its arguments and runs them with sh -c,
-// unless -x runs them directly.
-func unwrapWatch(ws []word) unwrapped {
-	i, direct := 1, false
-	for i < len(ws) && strings.HasPrefix(ws[i].text, "-") {
-		t := ws[i].text
-		if t == "--" {
-			i++
-			break
-		}
-		if t == "-x" || t == "--exec" {
-			direct = true
-		}
-		if t == "-n" || t == "--interval" || t == "-q" || t == "--equexit" {
-			i++
-		}
-		i++
-	}
-	if i >= len(ws) {
-		return unwrapped{}
-	}
-	if direct {
-		return unwrapped{label: "watch", inner: [][]word{ws[i:]}}
-	}
-	code := joinWords(ws[i:])
-	return unwrapped{label: "watch", code: &code}
-}
-
-// unwrapFlock: flock [opts] LOCK CMD… or flock [opts] LOCK -c CODE.
-func unwrapFlock(ws []word) unwrapped {
-	i := 1
-	for i < len(ws) && strings.HasPrefix(ws[i].text, "-") {
-		t := ws[i].text
-		if t == "-w" || t == "--timeout" || t == "--wait" || t == "-E" || t == "--conflict-exit-code" {
-			i++
-		}
-		i++
-	}
-	i++ // the lock file
-	if i >= len(ws) {
-		return unwrapped{}
-	}
-	if t := ws[i].text; (t == "-c" || t == "--command") && i+1 < len(ws) {
-		return unwrapped{label: "flock -c", code: &ws[i+1]}
-	}
-	return unwrapped{label: "flock", inner: [][]word{ws[i:]}}
 }
 
 // joinWords joins words with spaces, as eval and watch do before parsing.

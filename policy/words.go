@@ -242,6 +242,10 @@ func (a *analyzer) paramWord(p *syntax.ParamExp, fr frame) word {
 		w.path, w.pathOK, w.alt = a.home, true, a.home
 		return w
 	}
+	if name == "PWD" && len(a.cwds) == 1 && !a.cwdUnknown {
+		w.path, w.pathOK, w.alt = a.cwds[0], true, a.cwds[0]
+		return w
+	}
 	if v, ok := a.vars[name]; ok {
 		w.alt = v
 	}
