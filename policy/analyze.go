@@ -123,9 +123,9 @@ const (
 // concurrent use.
 func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 	a := &analyzer{
-		res:  &Analysis{},
-		home: cleanOr(opts.Home, unknownHome),
-		ws:   cleanOr(opts.Workspace, unknownWorkspace),
+		res:       &Analysis{},
+		home:      cleanOr(opts.Home, unknownHome),
+		ws:        cleanOr(opts.Workspace, unknownWorkspace),
 		vars:      map[string]string{},
 		seen:      map[Finding]bool{},
 		execFuncs: map[string]bool{},
@@ -506,4 +506,3 @@ func (a *analyzer) call(c *syntax.CallExpr, fr frame) {
 	}
 	a.exec(ws, fr, fr.via)
 }
-

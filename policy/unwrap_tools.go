@@ -222,7 +222,6 @@ func unwrapFlock(ws []word) unwrapped {
 	return unwrapped{label: "flock", inner: [][]word{ws[i:]}}
 }
 
-
 // unwrapParallel: GNU parallel runs its command once per argument after
 // :::, or, without a command, runs each argument as a command line.
 func (a *analyzer) unwrapParallel(ws []word, fr frame) unwrapped {
