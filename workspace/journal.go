@@ -139,6 +139,30 @@ func (w *Workspace) UndoAll() (int, error) {
 	return w.Undo(n)
 }
 
+// UndoCalls undoes every change made by the newest n tool calls (a patch
+// touching three files is one call and three changes), newest first, and
+// returns how many changes it undid. It stops like Undo on a change it
+// cannot undo.
+func (w *Workspace) UndoCalls(n int) (int, error) {
+	w.mu.Lock()
+	changes := 0
+	calls := 0
+	last := ""
+	for i := len(w.journal.changes) - 1; i >= 0; i-- {
+		id := w.journal.changes[i].CallID
+		if changes == 0 || id != last {
+			if calls == n {
+				break
+			}
+			calls++
+			last = id
+		}
+		changes++
+	}
+	w.mu.Unlock()
+	return w.Undo(changes)
+}
+
 // Undo restores the before-states of the newest n changes, newest first,
 // and removes them from the journal: created files are deleted (with the
 // directories the change created, when empty), modified and deleted files

@@ -248,3 +248,43 @@ func TestDiffModeAndBinary(t *testing.T) {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 }
+
+func TestUndoCallsUndoesWholeCalls(t *testing.T) {
+	ws, dir := openTemp(t, Options{})
+	write := func(call string, files ...string) {
+		t.Helper()
+		_, err := ws.Transact(WithCallID(context.Background(), call), func(tx *Tx) error {
+			for _, f := range files {
+				if err := tx.WriteFile(f, []byte(call), 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("c1", "a")
+	write("c2", "b", "c")
+	write("c3", "d", "e", "f")
+	n, err := ws.UndoCalls(2)
+	if err != nil || n != 5 {
+		t.Fatalf("UndoCalls(2) = %d, %v; want 5 changes", n, err)
+	}
+	var left []string
+	for _, c := range ws.Changes() {
+		left = append(left, c.CallID+":"+c.Path)
+	}
+	if diff := cmp.Diff([]string{"c1:a"}, left); diff != "" {
+		t.Errorf("journal after UndoCalls (-want +got):\n%s", diff)
+	}
+	for _, f := range []string{"b", "c", "d", "e", "f"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s survives", f)
+		}
+	}
+	if n, err := ws.UndoCalls(5); n != 1 || err != nil {
+		t.Errorf("UndoCalls beyond the journal = %d, %v", n, err)
+	}
+}

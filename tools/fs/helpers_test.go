@@ -13,6 +13,11 @@ import (
 
 // newWS opens a workspace over a fresh directory holding files.
 func newWS(t *testing.T, files map[string]string) (*workspace.Workspace, string) {
+	return newWSB(t, files)
+}
+
+// newWSB is newWS for tests and benchmarks alike.
+func newWSB(t testing.TB, files map[string]string) (*workspace.Workspace, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
