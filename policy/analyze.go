@@ -259,10 +259,17 @@ func (a *analyzer) code(src string, fr frame) {
 	defer parsers.Put(p)
 	// Statements are walked as they parse: bash also runs a -c string
 	// statement by statement, so whatever precedes a syntax error runs.
-	err := p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
-		a.stmt(s, fr)
-		return a.budget <= maxBudget
-	})
+	// The sequence is always drained: mvdan/sh v3.14.1 yields its final
+	// error even after the loop body stopped, which panics.
+	var err error
+	for s, serr := range p.StmtsSeq(strings.NewReader(src)) {
+		if serr != nil && err == nil {
+			err = serr
+		}
+		if s != nil && a.budget <= maxBudget {
+			a.stmt(s, fr)
+		}
+	}
 	if err != nil {
 		a.concern("unparsable", "rein cannot parse the command ("+firstLine(err.Error())+")")
 		a.scanText(src)
