@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/reinharness/rein/internal/secret"
 	"io"
 	"iter"
 	"mime"
@@ -23,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/internal/httpx"
+	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/model"
 )
 
