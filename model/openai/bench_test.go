@@ -52,7 +52,6 @@ func BenchmarkStreamParse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(events)), "events/op")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -67,4 +66,5 @@ func BenchmarkStreamParse(b *testing.B) {
 			b.Fatalf("%d events, want %d", n, len(events))
 		}
 	}
+	b.ReportMetric(float64(len(events)), "events/op")
 }
