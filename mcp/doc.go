@@ -1,0 +1,33 @@
+// Package mcp connects rein to Model Context Protocol servers and turns
+// their tools, resources and prompts into things the agent can use.
+//
+// It wraps the official Go SDK (github.com/modelcontextprotocol/go-sdk);
+// nothing else in rein imports the SDK. The package adds what a harness
+// needs on top of it:
+//
+//   - configuration from [mcp_servers.NAME] TOML tables and .mcp.json
+//     files, with ${VAR} expansion and secrets that never print;
+//   - a Manager that connects every server concurrently in the background,
+//     so a slow or broken server delays the first model call by at most its
+//     startup timeout, reports each failure once with the tail of the
+//     server's stderr, and fails the run only for servers marked required;
+//   - both protocol eras: it probes with server/discover (2026-07-28) under
+//     a bound of its own (the SDK's probe has none, so a silent legacy stdio
+//     server would hang it), falls back to the initialize handshake
+//     (2025-11-25, 2025-06-18, …), remembers each server's era across
+//     restarts, and falls back from Streamable HTTP to the legacy HTTP+SSE
+//     transport when a server refuses the former with a 4xx;
+//   - a stdio transport that owns the server's process group, keeps the tail
+//     of its stderr, bounds each message, survives a few lines of stray
+//     output, and fails fast and clearly on garbage;
+//   - tools adapted to tool.Tool with names models accept
+//     (<server>__<tool>, collisions resolved by a hash suffix), annotations
+//     mapped to effects, results rendered faithfully as text, resources as
+//     two extra tools per server, prompts through Manager methods;
+//   - cancellation, progress, restart of a crashed stdio server for the next
+//     call (a call is never replayed), and elicitation and sampling requests
+//     routed to an Interaction (Decline for headless runs).
+//
+// The client never advertises the roots capability unless Config.Roots is
+// set, and never advertises Tasks.
+package mcp

@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// stderrTailBytes is how much of a server's stderr is kept for messages.
+const stderrTailBytes = 8 << 10
+
+// processGrace is how long a server gets to exit after its stdin closes,
+// and again after SIGTERM, before it is killed (the shutdown sequence of
+// the MCP stdio transport).
+var processGrace = 2 * time.Second
+
+// baseEnvNames are the variables a stdio server inherits from rein's
+// environment without being named in env_vars: enough to find programs
+// and run them, never credentials. (Codex CLI passes a similar set.)
+var baseEnvNames = []string{
+	"HOME", "LOGNAME", "USER", "USERNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "SYSTEMROOT", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA",
+}
+
+// baseEnvPrefixes are inherited like baseEnvNames.
+var baseEnvPrefixes = []string{"LC_", "XDG_"}
+
+// childEnv builds a stdio server's environment from rein's: the base
+// variables, those named in EnvVars, then Env on top.
+func childEnv(sc ServerConfig, environ []string) []string {
+	keep := func(name string) bool {
+		if slices.Contains(baseEnvNames, name) || slices.Contains(sc.EnvVars, name) {
+			return true
+		}
+		for _, p := range baseEnvPrefixes {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+		return false
+	}
+	var env []string
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if ok && keep(name) {
+			if _, set := sc.Env[name]; !set {
+				env = append(env, kv)
+			}
+		}
+	}
+	for _, k := range sc.Env.names() {
+		env = append(env, k+"="+sc.Env[k])
+	}
+	return env
+}
+
+// process is a running stdio server. Its stdio are plain pipes that rein
+// owns (not exec's copying goroutines), so that a grandchild holding a
+// pipe open can never block Wait, and reading stdout never races Wait.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // write end
+	stdout *os.File // read end
+	stderr *tailBuffer
+
+	exited  chan struct{}
+	waitErr error // valid after exited is closed
+
+	stopOnce sync.Once
+}
+
+// startProcess starts sc's command in its own process group.
+func startProcess(sc ServerConfig, environ []string, workDir string) (*process, error) {
+	dir := sc.Cwd
+	if dir == "" {
+		dir = workDir
+	} else if !filepath.IsAbs(dir) && workDir != "" {
+		dir = filepath.Join(workDir, dir)
+	}
+	cmd := exec.Command(sc.Command, sc.Args...)
+	cmd.Dir = dir
+	cmd.Env = childEnv(sc, environ)
+	setProcessGroup(cmd)
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, startError(sc, dir, err)
+	}
+	// The child has its own copies now.
+	closeAll(inR, outW, errW)
+
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(p.stderr, errR)
+		errR.Close()
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// startError explains why a command did not start.
+func startError(sc ServerConfig, dir string, err error) error {
+	var pe *os.PathError
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("command %q was not found in PATH: install it or give its full path", clip(sc.Command, 200))
+	case errors.As(err, &pe) && pe.Path == dir && dir != "":
+		return fmt.Errorf("cannot start %q in %s: %v; fix cwd", clip(sc.Command, 200), dir, pe.Err)
+	case errors.As(err, &pe):
+		return fmt.Errorf("cannot start %q: %v", clip(sc.Command, 200), pe.Err)
+	}
+	return fmt.Errorf("cannot start %q: %v", clip(sc.Command, 200), err)
+}
+
+// stop shuts the server down as the stdio transport prescribes: close its
+// stdin, wait, SIGTERM the process group, wait, SIGKILL it. It then closes
+// rein's end of stdout so that a reader blocked on a grandchild's copy of
+// the pipe returns. stop is idempotent and returns when the process has
+// exited or been killed.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		p.stdin.Close()
+		if !p.waitExit(processGrace) {
+			_ = signalGroup(p.cmd.Process, sigTerm)
+			if !p.waitExit(processGrace) {
+				_ = signalGroup(p.cmd.Process, sigKill)
+				p.waitExit(processGrace)
+			}
+		}
+		// Grandchildren left in the group would keep stdout open.
+		_ = signalGroup(p.cmd.Process, sigKill)
+		p.stdout.Close()
+	})
+}
+
+// waitExit waits up to d for the process to exit.
+func (p *process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitSummary describes how the process ended, or "" while it runs.
+func (p *process) exitSummary() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	var ee *exec.ExitError
+	switch {
+	case p.waitErr == nil:
+		return "exited with status 0"
+	case errors.As(p.waitErr, &ee):
+		return describeExit(ee)
+	}
+	return p.waitErr.Error()
+}
+
+// pid returns the process id, for tests and messages.
+func (p *process) pid() int { return p.cmd.Process.Pid }

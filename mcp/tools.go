@@ -1,0 +1,212 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reinharness/rein/internal/httpx"
+	"github.com/reinharness/rein/tool"
+)
+
+// MetaIdempotencyKey is the _meta key under which a tools/call carries the
+// idempotency key the agent gave the call (see tool.IdempotencyKey), so a
+// server can recognise a call it has already applied.
+const MetaIdempotencyKey = "io.github.reinharness/idempotencyKey"
+
+// mcpTool is one server tool as a tool.Tool. It stays valid across
+// reconnections: each call goes to the server's current session.
+type mcpTool struct {
+	s      *server
+	remote string // the server's name for the tool
+	spec   tool.Spec
+}
+
+// Spec implements tool.Tool.
+func (t *mcpTool) Spec() tool.Spec { return t.spec }
+
+// Timeout implements tool.Timeouter: the server's tool_timeout, when set.
+func (t *mcpTool) Timeout() time.Duration { return t.s.cfg.ToolTimeout }
+
+// Call implements tool.Tool.
+func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	return t.s.callTool(ctx, t.remote, t.spec.Name, args)
+}
+
+// newTool describes a server tool to the model and the policy. The
+// server's annotations are copied as the advisory hints they are; the
+// effects are rein's own claim: an MCP tool is external, and reaches the
+// network unless the server says its world is closed (openWorldHint
+// defaults to true) and the server itself is local.
+func (s *server) newTool(t *sdk.Tool, name string) *mcpTool {
+	spec := tool.Spec{
+		Name:        name,
+		Description: t.Description,
+		InputSchema: inputSchema(t.InputSchema),
+		Annotations: annotations(t),
+	}
+	if spec.Description == "" {
+		spec.Description = spec.Annotations.Title
+	}
+	openWorld := spec.Annotations.OpenWorldHint == nil || *spec.Annotations.OpenWorldHint
+	spec.Effects = tool.Effects{External: true, Network: openWorld || s.remote()}
+	return &mcpTool{s: s, remote: t.Name, spec: spec}
+}
+
+// annotations maps MCP tool annotations to rein's. The SDK decodes
+// readOnlyHint and idempotentHint as plain booleans, so an absent hint and
+// false look alike; both mean "no claim" here, which is also what false
+// claims (the protocol defaults are false).
+func annotations(t *sdk.Tool) tool.Annotations {
+	a := tool.Annotations{Title: t.Title}
+	if t.Annotations == nil {
+		return a
+	}
+	if a.Title == "" {
+		a.Title = t.Annotations.Title
+	}
+	if t.Annotations.ReadOnlyHint {
+		a.ReadOnlyHint = new(true)
+	}
+	if t.Annotations.IdempotentHint {
+		a.IdempotentHint = new(true)
+	}
+	if p := t.Annotations.DestructiveHint; p != nil {
+		a.DestructiveHint = new(*p)
+	}
+	if p := t.Annotations.OpenWorldHint; p != nil {
+		a.OpenWorldHint = new(*p)
+	}
+	return a
+}
+
+// inputSchema passes the server's schema through as JSON. Model APIs need
+// an object schema; a schema without a type gets "type": "object", and
+// anything that is not a JSON object is replaced by an empty object schema.
+func inputSchema(v any) json.RawMessage {
+	empty := json.RawMessage(`{"type":"object","properties":{}}`)
+	if v == nil {
+		return empty
+	}
+	data, err := json.Marshal(v)
+	if err != nil || len(data) == 0 || data[0] != '{' {
+		return empty
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(data, &probe) != nil {
+		return empty
+	}
+	if _, ok := probe["type"]; !ok {
+		probe["type"] = json.RawMessage(`"object"`)
+		if d, err := json.Marshal(probe); err == nil {
+			data = d
+		}
+	}
+	return data
+}
+
+// remote reports whether the server is reached over the network rather
+// than on this machine.
+func (s *server) remote() bool {
+	if s.cfg.URL == "" {
+		return false
+	}
+	u, err := url.Parse(s.cfg.URL)
+	if err != nil {
+		return true
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// callTool calls a tool on the server's current session, connecting first
+// when needed (after a crash, the server restarts for this call; the call
+// that saw the crash is never replayed).
+func (s *server) callTool(ctx context.Context, remote, exposed string, args json.RawMessage) (*tool.Result, error) {
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	params := &sdk.CallToolParams{Name: remote, Arguments: callArgs(args)}
+	meta := map[string]any{}
+	if key := tool.IdempotencyKey(ctx); key != "" {
+		meta[MetaIdempotencyKey] = key
+	}
+	token, untrack := s.m.trackProgress(ctx, s.cfg.Name, exposed)
+	defer untrack()
+	if token != nil {
+		meta["progressToken"] = token
+	}
+	if len(meta) > 0 {
+		params.SetMeta(meta)
+	}
+	res, err := sess.cs.CallTool(ctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, sess, fmt.Sprintf("calling %q", remote), err)
+	}
+	return renderResult(res), nil
+}
+
+// callArgs returns the arguments to send: the model's object, or an
+// empty object for none.
+func callArgs(args json.RawMessage) any {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || bytes.Equal(a, []byte("null")) {
+		return map[string]any{}
+	}
+	return json.RawMessage(a)
+}
+
+// callError explains a failed request: cancellation as such, a session
+// that ended under the call (with the process's exit and stderr), or the
+// server's error.
+func (s *server) callError(ctx context.Context, sess *session, what string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("mcp server %q: %s: %w", s.cfg.Name, what, ctx.Err())
+	}
+	ended := false
+	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {
+		ended = true
+	} else {
+		select {
+		case <-sess.gone:
+			ended = true
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if ended {
+		s.mu.Lock()
+		if s.sess == sess {
+			s.sess = nil // the next call reconnects
+		}
+		s.mu.Unlock()
+		cause := errors.New("the connection to the server ended during the call")
+		if sess.stdio != nil {
+			cause = errors.New("the server process stopped during the call")
+		}
+		e := s.explain(context.Background(), cause, sess.stdio)
+		return fmt.Errorf("%w; the call was not retried and may or may not have taken effect; rein restarts the server for the next call", e)
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return fmt.Errorf("mcp server %q: %s: the server answered with error %d: %s", s.cfg.Name, what, we.Code, httpx.Redact(s.scrub.scrub(clip(oneLine(printable(we.Message)), 2000))))
+	}
+	if sess.stdio != nil {
+		if p := sess.stdio.problem(); p != "" {
+			err = fmt.Errorf("%w; %s", err, p)
+		}
+	}
+	return fmt.Errorf("mcp server %q: %s: %s", s.cfg.Name, what, httpx.Redact(s.scrub.scrub(clip(oneLine(err.Error()), 2000))))
+}
