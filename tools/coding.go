@@ -14,9 +14,9 @@ import (
 // Options tunes the coding toolset; the zero value uses each package's
 // defaults.
 type Options struct {
-	FS   fs.Options
-	Exec exec.Options
-	Git  git.Options
+	FS   fs.Options   // the file tools
+	Exec exec.Options // run_command
+	Git  git.Options  // git_status and git_diff
 }
 
 // Coding returns every coding tool over ws: read_file, list_dir, glob,

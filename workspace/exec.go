@@ -41,6 +41,7 @@ type ExecResult struct {
 	OutputBytes int64
 	// TimedOut reports that the timeout killed the command.
 	TimedOut bool
+	// Duration is the wall time from start to the last process's end.
 	Duration time.Duration
 	// Sandboxed reports that Landlock confined the command.
 	Sandboxed bool

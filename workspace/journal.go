@@ -39,7 +39,8 @@ type Change struct {
 	// CallID is the id of the tool call that made the change.
 	CallID string
 	// Time is when the change was committed.
-	Time   time.Time
+	Time time.Time
+	// Before is the state the change replaced; After the state it left.
 	Before State
 	After  State
 

@@ -56,7 +56,8 @@ type RunCommandArgs struct {
 	Cwd      string `json:"cwd,omitempty" jsonschema:"working directory relative to the workspace root (default: the root)"`
 }
 
-// Outcome is run_command's structured result.
+// Outcome is run_command's structured result (the tool result's
+// Structured JSON); the fields mirror workspace.ExecResult.
 type Outcome struct {
 	ExitCode   int    `json:"exit_code"`
 	Signal     string `json:"signal,omitempty"`

@@ -22,7 +22,8 @@ type FilePatch struct {
 	IsNew, IsDelete, IsRename, IsCopy bool
 	// Binary marks a binary patch, which apply_patch refuses.
 	Binary bool
-	Hunks  []Hunk
+	// Hunks are the content changes, in file order.
+	Hunks []Hunk
 }
 
 // Hunk is one "@@" section.
@@ -35,7 +36,8 @@ type Hunk struct {
 	Positioned bool
 	// Header is the original "@@ … @@" line, for messages.
 	Header string
-	Lines  []HunkLine
+	// Lines is the body: context, removed and added lines in order.
+	Lines []HunkLine
 }
 
 // HunkLine is one body line of a hunk.

@@ -49,6 +49,7 @@ var ErrUnavailable = errors.New("landlock sandbox unavailable")
 
 // Policy is what a sandboxed command may touch.
 type Policy struct {
+	// Mode says what to do when Landlock is unavailable ("" is Auto).
 	Mode Mode
 	// Writable directories may be read, written and executed from; the
 	// workspace and the private temporary directory belong here.
@@ -64,6 +65,7 @@ type Policy struct {
 // Launch says how to start a command: Path and Args for exec.Cmd, extra
 // environment entries, and whether the sandbox applies.
 type Launch struct {
+	// Path is the program to execute and Args its argv (Args[0] included).
 	Path string
 	Args []string
 	// Env holds entries the caller must append to the command's
@@ -106,7 +108,7 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return Launch{}, fmt.Errorf("sandbox: %w", err)
+		return Launch{}, err
 	}
 	direct := Launch{Path: path, Args: argv}
 	if mode == Off {
