@@ -348,3 +348,15 @@ func TestSandboxUnavailable(t *testing.T) {
 		}
 	})
 }
+
+func TestSandboxExtraWritable(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("kernel lacks Landlock: %v", err)
+	}
+	cache := t.TempDir()
+	ws, _ := openTemp(t, Options{SandboxWritable: []string{cache, filepath.Join(cache, "missing-yet")}})
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: `echo x > "` + cache + `/c" && echo ok`})
+	if err != nil || res.Output != "ok\n" || !res.Sandboxed {
+		t.Errorf("write to an extra writable directory: %+v, %v", res, err)
+	}
+}

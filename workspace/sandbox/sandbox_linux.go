@@ -85,7 +85,10 @@ func restrict(cfg childConfig) error {
 	if !cfg.AllRead {
 		read = cfg.Readable
 	}
-	rw := landlock.RWDirs(cfg.Writable...)
+	// Missing writable entries are skipped: the workspace and the temp
+	// directory exist by construction, and a configured cache directory
+	// that does not exist yet must not stop every command.
+	rw := landlock.RWDirs(cfg.Writable...).IgnoreIfMissing()
 	if ver >= 2 || cfg.Mode == Auto {
 		// Moving files between directories (mv a/x b/) needs "refer".
 		rw = rw.WithRefer()
