@@ -18,6 +18,7 @@ func Auto() Approver { return autoApprover{} }
 
 type autoApprover struct{}
 
+// Approve implements Approver.
 func (autoApprover) Approve(_ context.Context, c Call, d Decision) (Decision, error) {
 	if d.Action != Ask {
 		return d, nil
@@ -37,6 +38,7 @@ func Never() Approver { return neverApprover{} }
 
 type neverApprover struct{}
 
+// Approve implements Approver.
 func (neverApprover) Approve(_ context.Context, c Call, d Decision) (Decision, error) {
 	if d.Action != Ask {
 		return d, nil

@@ -335,3 +335,59 @@ func TestConsoleAlwaysNotOfferedForDynamicCommands(t *testing.T) {
 		t.Error("a rule file was written")
 	}
 }
+
+func TestConsoleAlwaysOnlyWhereARuleCanLift(t *testing.T) {
+	tests := []struct {
+		rule string
+		want bool
+	}{
+		{"preset:editor", true},
+		{"annotation:destructive", true},
+		{"rule:user:ask git push", true},
+		{"rule:user:ask tool write_file", false},
+		{"rule:user:ask path secrets/** (write)", false},
+		{"rule:project:ask git push", false},
+		{"analysis:dynamic-command", false},
+	}
+	for _, tt := range tests {
+		if got := alwaysLifts(Decision{Action: Ask, Rule: tt.rule}); got != tt.want {
+			t.Errorf("alwaysLifts(%q) = %v", tt.rule, got)
+		}
+	}
+
+	// A user's ask rule for git push is lifted by the exact rule written
+	// with [a]lways.
+	f := newConsoleFixture(t, "a\n")
+	user := Config{Commands: []CommandRule{{Prefix: []string{"git", "push"}, Action: "ask"}}}
+	c := runCall("git push origin main")
+	d := newEngine(t, PresetFull, &user, nil, nil).Decide(ctx, c)
+	if got, err := f.console.Approve(ctx, c, d); err != nil || got.Rule != "approver:always" {
+		t.Fatalf("always: %+v, %v", got, err)
+	}
+	cfg, err := ParseConfig(mustRead(t, ProjectConfigPath(f.ws)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(EngineConfig{Workspace: f.ws, Home: testHome, Approved: f.approved, Layers: []Layer{
+		{Kind: LayerUser, Source: "user", Config: Config{Preset: "full", Commands: user.Commands}},
+		{Kind: LayerProject, Source: "project", Config: cfg},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Decide(ctx, c); d.Action != Allow {
+		t.Errorf("after always: %v (%s)", d.Action, d.Rule)
+	}
+	if d := e.Decide(ctx, runCall("git push origin other")); d.Action != Ask {
+		t.Errorf("other push after always: %v", d.Action)
+	}
+
+	// A project's ask rule cannot be lifted: [a]lways is not offered.
+	f = newConsoleFixture(t, "a\nn\n\n")
+	project := Config{Commands: []CommandRule{{Prefix: []string{"make"}, Action: "ask"}}}
+	c = runCall("make")
+	d = newEngine(t, PresetFull, nil, &project, nil).Decide(ctx, c)
+	if got, _ := f.console.Approve(ctx, c, d); got.Action != Deny || strings.Contains(f.out.String(), "[a]lways") {
+		t.Errorf("project ask: %+v\n%s", got, f.out)
+	}
+}

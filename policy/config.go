@@ -35,17 +35,23 @@ var ErrInvalidConfig = errors.New("invalid policy configuration")
 type Config struct {
 	// Preset is "read-only", "editor" or "full"; empty keeps the
 	// preset of the layers below.
-	Preset   string         `toml:"preset,omitempty"`
-	Tools    []ToolRule     `toml:"tools,omitempty"`
-	Commands []CommandRule  `toml:"commands,omitempty"`
-	Paths    []PathRule     `toml:"paths,omitempty"`
+	Preset string `toml:"preset,omitempty"`
+	// Tools are [[policy.tools]]: per-tool verdicts.
+	Tools []ToolRule `toml:"tools,omitempty"`
+	// Commands are [[policy.commands]]: verdicts on parsed commands.
+	Commands []CommandRule `toml:"commands,omitempty"`
+	// Paths are [[policy.paths]]: verdicts on path arguments.
+	Paths []PathRule `toml:"paths,omitempty"`
+	// HardDeny are [[policy.hard_deny]]: denials nothing lifts.
 	HardDeny []HardDenyRule `toml:"hard_deny,omitempty"`
 }
 
 // ToolRule decides calls of the tools whose name matches Name: an exact
 // name or a glob such as "github__*".
 type ToolRule struct {
-	Name   string `toml:"name"`
+	// Name is a tool name or a glob over names.
+	Name string `toml:"name"`
+	// Action is "allow", "ask" or "deny".
 	Action string `toml:"action"`
 	// Reason is shown with the decision.
 	Reason string `toml:"reason,omitempty"`
@@ -57,30 +63,45 @@ type ToolRule struct {
 // the rule loads, so a rule that does not mean what its author thinks
 // fails loudly.
 type CommandRule struct {
-	Prefix   []string `toml:"prefix"`
-	Exact    bool     `toml:"exact,omitempty"`
-	Action   string   `toml:"action"`
-	Match    []string `toml:"match,omitempty"`
+	// Prefix are the leading argv words, compared literally.
+	Prefix []string `toml:"prefix"`
+	// Exact requires the whole argv to equal Prefix.
+	Exact bool `toml:"exact,omitempty"`
+	// Action is "allow", "ask" or "deny".
+	Action string `toml:"action"`
+	// Match are command lines the rule must match.
+	Match []string `toml:"match,omitempty"`
+	// NotMatch are command lines the rule must not match.
 	NotMatch []string `toml:"not_match,omitempty"`
-	Reason   string   `toml:"reason,omitempty"`
+	// Reason is shown with the decision.
+	Reason string `toml:"reason,omitempty"`
 }
 
 // PathRule decides calls whose path arguments match Pattern, a
 // doublestar glob relative to the workspace ("**/.env", "secrets/**").
 // Access is "read", "write" or "any" (the default).
 type PathRule struct {
+	// Pattern is a doublestar glob over workspace-relative paths
+	// (absolute for paths outside the workspace).
 	Pattern string `toml:"pattern"`
-	Access  string `toml:"access,omitempty"`
-	Action  string `toml:"action"`
-	Reason  string `toml:"reason,omitempty"`
+	// Access is "read", "write" or "any" (empty means any).
+	Access string `toml:"access,omitempty"`
+	// Action is "allow", "ask" or "deny".
+	Action string `toml:"action"`
+	// Reason is shown with the decision.
+	Reason string `toml:"reason,omitempty"`
 }
 
 // HardDenyRule adds a hard denial: any command whose argv starts with
 // Prefix is denied and nothing lifts it.
 type HardDenyRule struct {
-	Prefix   []string `toml:"prefix"`
-	Reason   string   `toml:"reason,omitempty"`
-	Match    []string `toml:"match,omitempty"`
+	// Prefix are the leading argv words, compared literally.
+	Prefix []string `toml:"prefix"`
+	// Reason is shown with the denial.
+	Reason string `toml:"reason,omitempty"`
+	// Match are command lines the rule must match.
+	Match []string `toml:"match,omitempty"`
+	// NotMatch are command lines the rule must not match.
 	NotMatch []string `toml:"not_match,omitempty"`
 }
 

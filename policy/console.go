@@ -19,7 +19,8 @@ type ConsoleOptions struct {
 	// appended to Workspace/.rein/config.toml and its fingerprint
 	// recorded in Approved. Without either, [a]lways is not offered.
 	Workspace string
-	Approved  ApprovedStore
+	// Approved records the rules approved with [a]lways.
+	Approved ApprovedStore
 	// Decider, when set, keeps [a]lways from writing rules for the
 	// simple commands it already allows (`cd dir` in `cd dir && make`).
 	Decider Decider
@@ -75,7 +76,7 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 	if c.session.allows(sh) {
 		return Decision{Action: Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
 	}
-	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec)
+	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec) && alwaysLifts(d)
 	c.show(call, d, canAlways)
 	for attempt := 0; attempt < maxPromptAttempts; attempt++ {
 		answer, err := c.readLine(ctx)
@@ -235,6 +236,25 @@ func (c *ConsoleApprover) always(ctx context.Context, call Call, sh shape) error
 	}
 	fmt.Fprintf(c.out, "Added to %s:\n%s", path, text)
 	return nil
+}
+
+// alwaysLifts reports whether an exact allow rule in the project
+// configuration would lift the decision: it overrides a preset's default,
+// a destructive-tool ask, and a user's ask rule for a command prefix (an
+// exact rule is more specific), but not a user's ask rule for the tool as
+// a whole (a tie, which the stricter rule wins), the project's own rules,
+// path rules, or what the analysis could not see.
+func alwaysLifts(d Decision) bool {
+	switch {
+	case strings.HasPrefix(d.Rule, "preset:"), d.Rule == "annotation:destructive":
+		return true
+	}
+	for _, p := range []string{"rule:builtin:ask ", "rule:user:ask "} {
+		if rest, ok := strings.CutPrefix(d.Rule, p); ok {
+			return !strings.HasPrefix(rest, "path ") && !strings.HasPrefix(rest, "tool ")
+		}
+	}
+	return false
 }
 
 // alreadyAllowed asks the optional Decider whether one simple command is

@@ -38,10 +38,12 @@ func (k LayerKind) String() string {
 
 // Layer is the policy configuration of one source.
 type Layer struct {
+	// Kind places the layer: built-in, user or project.
 	Kind LayerKind
 	// Source names where the configuration came from, for messages
 	// ("~/.config/rein/config.toml", "--preset").
 	Source string
+	// Config is the layer's [policy] table.
 	Config Config
 }
 
@@ -192,10 +194,13 @@ type Step struct {
 	// Stage is what was considered: "analysis", "hard-deny", "tool",
 	// "command", "path", "concern", "redirect", "destructive", "project",
 	// "decision".
-	Stage  string
+	Stage string
+	// Detail says what was found, in words.
 	Detail string
+	// Action is the verdict of the step.
 	Action Action
-	Rule   string
+	// Rule names what gave the verdict, as in Decision.Rule.
+	Rule string
 }
 
 // Explain returns the steps that lead to the decision of a call, the

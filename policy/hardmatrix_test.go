@@ -58,15 +58,12 @@ func TestHardDenialsAreNeverLifted(t *testing.T) {
 		user, project *Config
 	}
 	ruleSets := []ruleSet{{name: "no rules"}, {name: "allow-all user", user: &all}, {name: "allow-all approved project", project: &all}}
-	approvers := map[string]func() Approver{
-		"auto":  Auto,
-		"never": Never,
-		"console-yes": func() Approver {
-			return Console(strings.NewReader(strings.Repeat("y\n", 4)), io.Discard, ConsoleOptions{})
-		},
-		"console-always": func() Approver {
-			return Console(strings.NewReader(strings.Repeat("a\n", 4)), io.Discard, ConsoleOptions{Workspace: t.TempDir(), Approved: NewMemoryApprovedStore()})
-		},
+	// Approvers that would allow anything they are asked about.
+	approvers := map[string]Approver{
+		"auto":           Auto(),
+		"never":          Never(),
+		"console-yes":    Console(strings.NewReader(strings.Repeat("y\n", 4)), io.Discard, ConsoleOptions{}),
+		"console-always": Console(strings.NewReader(strings.Repeat("a\n", 4)), io.Discard, ConsoleOptions{Workspace: t.TempDir(), Approved: NewMemoryApprovedStore()}),
 	}
 	checked := 0
 	for _, p := range allPresets {
@@ -79,14 +76,23 @@ func TestHardDenialsAreNeverLifted(t *testing.T) {
 					t.Errorf("%s, %s: %q decided %v hard=%v rule=%q (%s); want hard deny %s", p, rs.name, h.cmd, d.Action, d.Hard, d.Rule, d.Reason, h.id)
 					continue
 				}
-				for name, mk := range approvers {
-					got, err := mk().Approve(ctx, call, d)
+				for name, a := range approvers {
+					got, err := a.Approve(ctx, call, d)
 					if err != nil || got != d {
 						t.Errorf("%s, %s, approver %s: %q became %+v (err %v); a hard denial must pass unchanged", p, rs.name, name, h.cmd, got, err)
 					}
 					checked++
 				}
 			}
+		}
+	}
+	// The approvers do allow what they are asked about, so it is the
+	// hard denial that stops every case above.
+	ask := runCall("go build ./...")
+	askD := newEngine(t, PresetEditor, nil, nil, nil).Decide(ctx, ask)
+	for _, name := range []string{"auto", "console-yes"} {
+		if got, err := approvers[name].Approve(ctx, ask, askD); err != nil || got.Action != Allow {
+			t.Errorf("approver %s does not allow an ask: %+v, %v", name, got, err)
 		}
 	}
 	t.Logf("%d hard-deny decisions checked (%d commands × %d presets × %d rule sets × %d approvers)",

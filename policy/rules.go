@@ -65,7 +65,7 @@ func (r *rule) target() string {
 		}
 		return s
 	default:
-		return r.pattern + " (" + r.access + ")"
+		return "path " + r.pattern + " (" + r.access + ")"
 	}
 }
 
