@@ -99,6 +99,11 @@ func TestAnalyzeExtractsEverySimpleCommand(t *testing.T) {
 		{"git -c alias.t='status -s' t", [][]string{{"git", "status", "-s"}}},
 		{"git -c alias.t='!a | b' t", [][]string{{"a"}, {"b"}}},
 		{"sh <<'EOF'\na $b\nEOF", [][]string{{"a", "$b"}}},
+		{"alias ls='ls --color'; ls -l", [][]string{{"alias", "ls=ls --color"}, {"ls", "--color", "-l"}}},
+		{"f() { \"$@\"; }; f go test", [][]string{{"$@"}, {"f", "go", "test"}, {"go", "test"}}},
+		{"trap 'rm -f x' EXIT", [][]string{{"rm", "-f", "x"}}},
+		{"parallel gzip ::: a b", [][]string{{"gzip"}}},
+		{"ssh host ls", [][]string{{"ssh", "host", "ls"}}},
 	}
 	for _, tt := range tests {
 		got := argvs(analyze(tt.cmd))
@@ -176,6 +181,9 @@ func TestAnalyzeFindings(t *testing.T) {
 		{"curl https://x | jq .", nil},
 		{"curl https://x | python3 -m json.tool", nil},
 		{"curl https://x | sh -c 'cat > f'", nil},
+		{"alias ls='ls --color'; ls -l", nil},
+		{"alias a=b b=a; a", nil},
+		{"f() { \"$@\"; }; f go test", []string{"dynamic-command"}},
 	}
 	for _, tt := range tests {
 		an := analyze(tt.cmd)

@@ -26,7 +26,9 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 		for _, cmd := range commands {
 			an := Analyze(cmd, e.opts)
 			analyses = append(analyses, an)
-			tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), quoteArg(cmd)), Allow, "")
+			if tr.on() {
+				tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), quoteArg(cmd)), Allow, "")
+			}
 		}
 		if d, ok := e.hardDecision(spec.Name, analyses); ok {
 			tr.add("hard-deny", d.Reason, Deny, d.Rule)
@@ -41,7 +43,6 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	var v verdict
 	if execCmd {
 		v = e.commandsVerdict(spec, commands, analyses, base, &tr)
-		eff := spec.Effects
 		for _, p := range pathArgs(spec, args) {
 			v = stricter(v, e.tightenPath(p, eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles, "argument "+quoteArg(p), &tr))
 		}
@@ -62,6 +63,10 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 
 // tracer records steps when Explain asked for them.
 type tracer struct{ steps *[]Step }
+
+// on reports whether steps are recorded, so costly details are only
+// formatted for Explain.
+func (t *tracer) on() bool { return t.steps != nil }
 
 func (t *tracer) add(stage, detail string, a Action, rule string) step {
 	if t.steps != nil {
@@ -102,6 +107,9 @@ func (e *Engine) hardDecision(name string, analyses []*Analysis) (Decision, bool
 				Reason: name + " is denied: " + f.Reason + " (a hard denial: no rule or approval lifts it)",
 			}, true
 		}
+	}
+	if len(e.hard) == 0 {
+		return Decision{}, false
 	}
 	for _, an := range analyses {
 		for _, inv := range an.Invocations {

@@ -52,6 +52,12 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			cf := fr
 			cf.depth++
 			cf.via = append(slices.Clip(via), u.label)
+			if v, ok := a.aliases[u.alias]; ok {
+				delete(a.aliases, u.alias)
+				a.code(u.code.text, cf)
+				a.aliases[u.alias] = v
+				return
+			}
 			a.code(u.code.text, cf)
 			return
 		case len(u.inner) == 0:

@@ -20,6 +20,9 @@ type unwrapped struct {
 	keepSelf bool
 	// unknownArgs says the inner command gets arguments at run time.
 	unknownArgs bool
+	// alias is the alias being expanded: like bash, rein does not expand
+	// it again inside its own value (alias ls='ls --color').
+	alias string
 }
 
 // wrapperSpec describes the options of a wrapper that runs the command
@@ -67,7 +70,7 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 	name := ws[0].text
 	if v, ok := a.aliases[name]; ok {
 		code := joinWords(append([]word{v}, ws[1:]...))
-		return unwrapped{label: "alias " + name, code: &code}
+		return unwrapped{label: "alias " + name, code: &code, alias: name}
 	}
 	if a.execFuncs[name] && len(ws) > 1 {
 		return unwrapped{label: "function " + name, inner: [][]word{ws[1:]}, keepSelf: true}
