@@ -166,3 +166,23 @@ func TestParseActionAndPreset(t *testing.T) {
 		t.Error("ParsePreset(root) did not fail")
 	}
 }
+
+func TestParseConfigTruncated(t *testing.T) {
+	ok := 0
+	for n := 0; n <= len(sampleConfig); n += 7 {
+		c, err := ParseConfig([]byte(sampleConfig[:n]))
+		if err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Errorf("cut at %d: error %v does not wrap ErrInvalidConfig", n, err)
+			}
+			continue
+		}
+		if verr := c.Validate(); verr != nil {
+			t.Errorf("cut at %d: accepted an invalid config: %v", n, verr)
+		}
+		ok++
+	}
+	if ok == 0 {
+		t.Error("no prefix of the sample parsed; the test checks nothing")
+	}
+}
