@@ -1,0 +1,96 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/telemetry/redact"
+)
+
+// encoded is one event ready to be inserted.
+type encoded struct {
+	typ     string
+	time    int64
+	payload []byte
+	idem    string // "" is stored as NULL
+	callID  string // "" is stored as NULL
+}
+
+// encodeEvent redacts ev and encodes it. The payload is the agent.Event
+// JSON (the stream-json shape) without the session id, which the row
+// already holds, so that a fork can copy payloads unchanged.
+func encodeEvent(ev agent.Event) (encoded, error) {
+	ev = redact.Event(ev)
+	ev.RunID = ""
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return encoded{}, fmt.Errorf("encoding a %s event: %w", ev.Type, err)
+	}
+	return encoded{
+		typ:     string(ev.Type),
+		time:    ev.Time.UnixNano(),
+		payload: payload,
+		idem:    ev.IdempotencyKey,
+		callID:  callID(ev),
+	}, nil
+}
+
+// callID is the tool call an event concerns, "" for none.
+func callID(ev agent.Event) string {
+	switch {
+	case ev.ToolCall != nil:
+		return ev.ToolCall.ID
+	case ev.ToolResult != nil:
+		return ev.ToolResult.CallID
+	case ev.Decision != nil:
+		return ev.Decision.CallID
+	}
+	return ""
+}
+
+// decodeEvent decodes a stored payload for session id.
+func decodeEvent(id string, payload []byte) (agent.Event, error) {
+	var ev agent.Event
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return agent.Event{}, err
+	}
+	ev.RunID = id
+	return ev, nil
+}
+
+// nullable maps "" to SQL NULL.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// isDelta reports the high-volume streaming events that a message event
+// repeats in full.
+func isDelta(t agent.EventType) bool {
+	return t == agent.EventTextDelta || t == agent.EventReasoningDelta
+}
+
+// isBarrier reports events that are committed before Append returns:
+// a tool.call must be durable before its tool runs, and a message carries
+// the conversation itself (the prompt, the answer, the tool results). The
+// events in between (decisions, results, usage) ride along with the next
+// barrier, which follows within the same turn.
+func isBarrier(t agent.EventType) bool {
+	switch t {
+	case agent.EventToolCall, agent.EventMessage, agent.EventSessionCompleted:
+		return true
+	}
+	return false
+}
+
+// userText returns the text of a user message event, for the title.
+func userText(ev agent.Event) string {
+	if ev.Type != agent.EventMessage || ev.Message == nil || ev.Message.Role != model.RoleUser {
+		return ""
+	}
+	return ev.Message.Text()
+}

@@ -1,0 +1,278 @@
+package session
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/telemetry/redact"
+)
+
+// journal is the SQLite Journal of one session. It holds a connection of
+// its own with its statements prepared, so an append costs one
+// transaction and no parsing.
+type journal struct {
+	s  *SQLite
+	id string
+
+	mu      sync.Mutex
+	lock    *sessionLock
+	conn    *sql.Conn
+	insert  *sql.Stmt
+	update  *sql.Stmt
+	pending []encoded
+	// lastSeq is the sequence number of the last committed event.
+	lastSeq int64
+	// Aggregates of the pending events for the sessions row.
+	title    string
+	hasTitle bool
+	status   string
+	usage    model.Usage
+	// err is sticky: after a failed commit the record has a hole, and
+	// appending on would hide it.
+	err    error
+	closed bool
+}
+
+var _ Journal = (*journal)(nil)
+
+// Journal implements Store. A session has at most one open journal per
+// store; a second Journal call for it fails until the first is closed.
+func (s *SQLite) Journal(ctx context.Context, id string) (Journal, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	info, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if _, open := s.journals[info.ID]; open {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("session: %s already has an open journal in this process; close it first", info.ID)
+	}
+	lock, err := lockSession(s.path, info.ID)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	j := &journal{s: s, id: info.ID, lock: lock, hasTitle: info.Title != ""}
+	s.journals[info.ID] = j
+	s.mu.Unlock()
+	// Read the count again under the lock: a process that held it until
+	// a moment ago may have appended since Get.
+	if err := j.prepare(ctx); err != nil {
+		s.mu.Lock()
+		delete(s.journals, info.ID)
+		s.mu.Unlock()
+		j.release()
+		return nil, describe(s.path, "opening the session journal", err)
+	}
+	return j, nil
+}
+
+func (j *journal) prepare(ctx context.Context) error {
+	var err error
+	if j.conn, err = j.s.db.Conn(ctx); err != nil {
+		return err
+	}
+	j.insert, err = j.conn.PrepareContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	// The events count doubles as an optimistic lock: the update matches
+	// only if nobody else appended since this journal last committed.
+	err = j.conn.QueryRowContext(ctx, `SELECT events FROM sessions WHERE id = ?`, j.id).Scan(&j.lastSeq)
+	if err != nil {
+		return err
+	}
+	j.update, err = j.conn.PrepareContext(ctx, `UPDATE sessions SET
+			updated = ?,
+			events = events + ?,
+			input_tokens = input_tokens + ?,
+			output_tokens = output_tokens + ?,
+			status = CASE WHEN ? = '' THEN status ELSE ? END,
+			title = CASE WHEN title = '' THEN ? ELSE title END
+		WHERE id = ? AND events = ?`)
+	return err
+}
+
+// release frees the journal's statements and connection.
+func (j *journal) release() {
+	for _, st := range []*sql.Stmt{j.insert, j.update} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if j.conn != nil {
+		j.conn.Close()
+	}
+	j.lock.unlock()
+}
+
+// SessionID implements Journal.
+func (j *journal) SessionID() string { return j.id }
+
+// Append implements agent.Journal. Deltas are dropped unless the store
+// keeps them; barrier events (see isBarrier) and full batches are
+// committed before Append returns.
+func (j *journal) Append(ctx context.Context, ev agent.Event) error {
+	if ev.RunID != "" && ev.RunID != j.id {
+		return fmt.Errorf("session: an event of run %s was appended to the journal of session %s; give the conversation the session's id", ev.RunID, j.id)
+	}
+	if isDelta(ev.Type) && !j.s.cfg.StoreDeltas {
+		return nil
+	}
+	e, err := encodeEvent(ev)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usable(); err != nil {
+		return err
+	}
+	j.pending = append(j.pending, e)
+	j.aggregate(ev)
+	if isBarrier(ev.Type) || len(j.pending) >= j.s.cfg.BatchSize {
+		return j.flushLocked(ctx)
+	}
+	return nil
+}
+
+// aggregate folds ev into the sessions-row updates of the pending batch.
+func (j *journal) aggregate(ev agent.Event) {
+	switch ev.Type {
+	case agent.EventSessionStarted:
+		j.status = StatusRunning
+	case agent.EventSessionCompleted:
+		if ev.Outcome != nil {
+			j.status = string(ev.Outcome.Kind)
+		}
+	case agent.EventUsage:
+		if ev.Usage != nil {
+			j.usage.Add(*ev.Usage)
+		}
+	case agent.EventMessage:
+		if t := userText(ev); t != "" && !j.hasTitle && j.title == "" {
+			j.title = clipTitle(redact.String(t))
+		}
+	}
+}
+
+func (j *journal) usable() error {
+	switch {
+	case j.closed:
+		return fmt.Errorf("session: the journal of %s: %w", j.id, ErrClosed)
+	case j.err != nil:
+		return j.err
+	}
+	return nil
+}
+
+// Flush implements Journal.
+func (j *journal) Flush(ctx context.Context) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usable(); err != nil {
+		return err
+	}
+	return j.flushLocked(ctx)
+}
+
+// flushLocked commits the pending events in one transaction.
+func (j *journal) flushLocked(ctx context.Context) error {
+	if len(j.pending) == 0 {
+		return nil
+	}
+	if err := j.commit(ctx); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			// Nothing was committed and the batch is intact: a later
+			// flush with a live context can still write it.
+			return err
+		}
+		j.err = describe(j.s.path, "recording session "+j.id, err)
+		return j.err
+	}
+	j.lastSeq += int64(len(j.pending))
+	clear(j.pending)
+	j.pending = j.pending[:0]
+	if j.title != "" {
+		j.hasTitle = true
+	}
+	j.title, j.status, j.usage = "", "", model.Usage{}
+	return nil
+}
+
+func (j *journal) commit(ctx context.Context) (err error) {
+	tx, err := j.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	ins := tx.StmtContext(ctx, j.insert)
+	for i, e := range j.pending {
+		if _, err := ins.ExecContext(ctx, j.id, j.lastSeq+int64(i)+1, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID)); err != nil {
+			if isConstraint(err) {
+				return j.conflict(ctx, tx)
+			}
+			return err
+		}
+	}
+	n := int64(len(j.pending))
+	res, err := tx.StmtContext(ctx, j.update).ExecContext(ctx,
+		j.s.cfg.Now().UnixNano(), n, j.usage.InputTokens, j.usage.OutputTokens,
+		j.status, j.status, j.title, j.id, j.lastSeq)
+	if err != nil {
+		return err
+	}
+	if rows, err := res.RowsAffected(); err != nil {
+		return err
+	} else if rows != 1 {
+		return j.conflict(ctx, tx)
+	}
+	return tx.Commit()
+}
+
+// conflict explains why the session row did not match: it was deleted, or
+// another journal appended to it.
+func (j *journal) conflict(ctx context.Context, tx *sql.Tx) error {
+	var events int64
+	err := tx.QueryRowContext(ctx, `SELECT events FROM sessions WHERE id = ?`, j.id).Scan(&events)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: session %s was deleted while its run was recording", ErrNotFound, j.id)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: session %s has %d events but this run wrote %d; another rein is using it — let that run finish, then resume or fork", ErrConcurrentWriter, j.id, events, j.lastSeq)
+}
+
+// Close implements Journal: it commits what is pending and releases the
+// journal. It is idempotent.
+func (j *journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	var err error
+	if j.err == nil {
+		err = j.flushLocked(context.Background())
+	}
+	j.closed = true
+	j.release()
+	j.s.mu.Lock()
+	delete(j.s.journals, j.id)
+	j.s.mu.Unlock()
+	return err
+}

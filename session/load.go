@@ -1,0 +1,187 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+)
+
+// Load implements Store. It reads only the events that shape the
+// conversation and the state of its tool calls.
+func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	full, err := s.resolve(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Flush(ctx, full); err != nil {
+		return nil, err
+	}
+	info, err := s.Get(ctx, full)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events
+		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result')
+		ORDER BY seq`, full)
+	if err != nil {
+		return nil, describe(s.path, "loading session "+full, err)
+	}
+	defer rows.Close()
+	b := newRebuilder(info)
+	for rows.Next() {
+		var (
+			seq     int64
+			payload []byte
+		)
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, describe(s.path, "loading session "+full, err)
+		}
+		ev, err := decodeEvent(full, payload)
+		if err != nil {
+			return nil, corruptEvent(s.path, full, seq, err)
+		}
+		b.add(ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, describe(s.path, "loading session "+full, err)
+	}
+	snap := b.finish()
+	snap.LastSeq = info.Events
+	return snap, nil
+}
+
+// corruptEvent reports a stored event that does not decode.
+func corruptEvent(path, id string, seq int64, err error) error {
+	return fmt.Errorf("%w: %s: event %d of session %s does not decode (%v); fork the session or delete it (rein sessions rm %s)",
+		ErrCorrupt, path, seq, id, err, id)
+}
+
+// Events implements Store.
+func (s *SQLite) Events(ctx context.Context, id string) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		if err := s.checkOpen(); err != nil {
+			yield(Record{}, err)
+			return
+		}
+		full, err := s.resolve(ctx, id)
+		if err == nil {
+			err = s.Flush(ctx, full)
+		}
+		if err != nil {
+			yield(Record{}, err)
+			return
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq`, full)
+		if err != nil {
+			yield(Record{}, describe(s.path, "reading session "+full, err))
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Record
+			var payload []byte
+			if err := rows.Scan(&r.Seq, &payload); err != nil {
+				yield(Record{}, describe(s.path, "reading session "+full, err))
+				return
+			}
+			if r.Event, err = decodeEvent(full, payload); err != nil {
+				yield(Record{}, corruptEvent(s.path, full, r.Seq, err))
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(Record{}, describe(s.path, "reading session "+full, err))
+		}
+	}
+}
+
+// rebuilder folds a session's events into a Snapshot.
+type rebuilder struct {
+	snap     *Snapshot
+	order    []model.ToolCall // started calls, in order
+	results  map[string]model.ToolResult
+	answered map[string]bool // has a result part in a tool message
+}
+
+func newRebuilder(info Info) *rebuilder {
+	return &rebuilder{
+		snap: &Snapshot{
+			Info:    info,
+			Results: map[string]model.ToolResult{},
+			Denied:  map[string]bool{},
+			Started: map[string]bool{},
+		},
+		results:  map[string]model.ToolResult{},
+		answered: map[string]bool{},
+	}
+}
+
+// add folds one event in. Events of other types are ignored.
+func (b *rebuilder) add(ev agent.Event) {
+	s := b.snap
+	switch ev.Type {
+	case agent.EventMessage:
+		if ev.Message == nil {
+			return
+		}
+		s.Messages = append(s.Messages, *ev.Message)
+		if ev.Message.Role == model.RoleTool {
+			for _, r := range ev.Message.ToolResultParts() {
+				b.answered[r.CallID] = true
+			}
+		}
+	case agent.EventToolCall:
+		if ev.ToolCall != nil && !s.Started[ev.ToolCall.ID] {
+			s.Started[ev.ToolCall.ID] = true
+			b.order = append(b.order, *ev.ToolCall)
+		}
+	case agent.EventToolDecision:
+		if ev.Decision != nil && ev.Decision.Action == "deny" {
+			s.Denied[ev.Decision.CallID] = true
+		}
+	case agent.EventToolResult:
+		if ev.ToolResult != nil {
+			if _, dup := b.results[ev.ToolResult.CallID]; !dup {
+				s.Finished = append(s.Finished, ev.ToolResult.CallID)
+			}
+			b.results[ev.ToolResult.CallID] = *ev.ToolResult
+		}
+	}
+}
+
+// finish computes the calls in flight and those the conversation still
+// owes a result.
+func (b *rebuilder) finish() *Snapshot {
+	s := b.snap
+	for _, c := range b.order {
+		if _, done := b.results[c.ID]; !done && !b.answered[c.ID] {
+			s.InFlight = append(s.InFlight, c)
+		}
+	}
+	denied := s.Denied
+	s.Denied = map[string]bool{}
+	if n := len(s.Messages); n > 0 && s.Messages[n-1].Role == model.RoleAssistant {
+		for _, c := range s.Messages[n-1].ToolCalls() {
+			if b.answered[c.ID] {
+				continue
+			}
+			s.Unanswered = append(s.Unanswered, c)
+			if r, ok := b.results[c.ID]; ok {
+				s.Results[c.ID] = r
+			}
+			if denied[c.ID] {
+				s.Denied[c.ID] = true
+			}
+		}
+	}
+	return s
+}

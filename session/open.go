@@ -1,0 +1,244 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Sync chooses how hard a commit tries to reach the disk.
+type Sync int
+
+const (
+	// SyncNormal (the default) commits to the WAL without waiting for
+	// fsync: committed events survive the process dying, not a power
+	// loss.
+	SyncNormal Sync = iota
+	// SyncFull waits for fsync on every commit: committed events survive
+	// power loss too.
+	SyncFull
+)
+
+// Defaults applied by Open to zero Config fields.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	DefaultBatchSize   = 256
+)
+
+// Config configures Open. Only Path is required.
+type Config struct {
+	// Path is the database file, typically StateDir()/sessions.db. Its
+	// directory is created (mode 0700) when missing.
+	Path string
+	// BusyTimeout is how long an operation waits for another process's
+	// lock before failing with ErrLocked (default 5s).
+	BusyTimeout time.Duration
+	// Sync trades commit latency for power-loss safety (default
+	// SyncNormal).
+	Sync Sync
+	// BatchSize caps the events a journal holds before committing them
+	// (default 256). Events the resume logic depends on are committed at
+	// once regardless.
+	BatchSize int
+	// StoreDeltas keeps text and reasoning deltas. They are dropped by
+	// default: the message event that follows holds the same text, and
+	// deltas would multiply the size of the store.
+	StoreDeltas bool
+	// Now and NewID are determinism seams for tests; nil means the system
+	// clock and random ids.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// SQLite is the Store on a SQLite database (modernc.org/sqlite, pure Go)
+// in WAL mode. It is safe for concurrent use by goroutines and processes.
+type SQLite struct {
+	db   *sql.DB
+	path string
+	cfg  Config
+
+	mu       sync.Mutex
+	closed   bool
+	journals map[string]*journal // open journals by session id
+}
+
+var _ Store = (*SQLite)(nil)
+
+// sqliteMagic starts every SQLite database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// Open opens the session database at cfg.Path, creating it when the file
+// does not exist. An existing file is first examined read-only: a file
+// that is not a SQLite database, is damaged, belongs to another program or
+// was written by a newer rein is refused with ErrCorrupt or ErrNewerSchema
+// and left byte for byte as it was.
+func Open(ctx context.Context, cfg Config) (*SQLite, error) {
+	if cfg.Path == "" {
+		return nil, errors.New("session: Config.Path is required; use StateDir to find the state directory")
+	}
+	path, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil, fmt.Errorf("session: %s: %w", cfg.Path, err)
+	}
+	cfg.Path = path
+	if cfg.BusyTimeout <= 0 {
+		cfg.BusyTimeout = DefaultBusyTimeout
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = newID
+	}
+	version, exists, err := preflight(ctx, path, cfg.BusyTimeout)
+	if err != nil {
+		return nil, describe(path, "opening the session database", err)
+	}
+	if !exists {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("session: creating the state directory: %w; pass --state-dir to use another", err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(path, cfg, !exists))
+	if err != nil {
+		return nil, describe(path, "opening the session database", err)
+	}
+	// A few connections let a reader (listing, loading) proceed while a
+	// journal writes; every write transaction takes the lock up front
+	// (_txlock=immediate) so none can deadlock upgrading a read lock.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, describe(path, "opening the session database", err)
+	}
+	if version < SchemaVersion {
+		if err := migrate(ctx, db); err != nil {
+			db.Close()
+			return nil, describe(path, "preparing the session database", err)
+		}
+	}
+	return &SQLite{db: db, path: path, cfg: cfg, journals: map[string]*journal{}}, nil
+}
+
+// Path returns the database file.
+func (s *SQLite) Path() string { return s.path }
+
+// Close closes the database. It fails if a journal is still open.
+func (s *SQLite) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	if n := len(s.journals); n > 0 {
+		return fmt.Errorf("session: closing the store with %d journal(s) still open; close them first", n)
+	}
+	s.closed = true
+	return s.db.Close()
+}
+
+// dsn builds the connection string. Pragmas are set on every connection
+// the pool opens.
+func dsn(path string, cfg Config, create bool) string {
+	mode := "rw"
+	if create {
+		mode = "rwc"
+	}
+	sync := "NORMAL"
+	if cfg.Sync == SyncFull {
+		sync = "FULL"
+	}
+	q := url.Values{}
+	q.Set("mode", mode)
+	q.Set("_busy_timeout", strconv.FormatInt(cfg.BusyTimeout.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", sync)
+	q.Set("_foreign_keys", "1")
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// preflight examines an existing database read-only and returns its
+// schema version. exists is false when there is no file yet. Nothing here
+// writes to the file: a damaged or foreign file must stay exactly as it is.
+func preflight(ctx context.Context, path string, busy time.Duration) (version int, exists bool, err error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case fi.IsDir():
+		return 0, true, corruptError(path, "it is a directory")
+	case !fi.Mode().IsRegular():
+		return 0, true, corruptError(path, "it is not a regular file")
+	case fi.Size() == 0:
+		// SQLite itself treats an empty file as an empty database;
+		// there is nothing in it to lose.
+		return 0, true, nil
+	}
+	if err := checkHeader(path); err != nil {
+		return 0, true, err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return 0, true, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	v, err := readVersion(ctx, db)
+	if err != nil {
+		return 0, true, err
+	}
+	if v > SchemaVersion {
+		return v, true, errNewer(v)
+	}
+	return v, true, nil
+}
+
+// checkHeader refuses files that do not start with the SQLite magic.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 100) // the database header
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	if n < len(head) || !bytes.Equal(head[:len(sqliteMagic)], sqliteMagic) {
+		return corruptError(path, "it is not a SQLite database")
+	}
+	return nil
+}
+
+// newID mints a session id: "s" and 20 random hex digits. Short enough
+// to type, and any unique prefix of it is accepted.
+func newID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return "s" + hex.EncodeToString(b[:])
+}
