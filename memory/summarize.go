@@ -184,7 +184,7 @@ func (s *Summarize) Compact(ctx context.Context, c *agent.Conversation) (*agent.
 	st.summary, st.through, st.reported = sum, k, false
 	st.failures, st.retryAt = 0, 0
 	s.store(c.ID(), st)
-	_, info := newFitter(c, st.through, summaryHead(st.summary), st.budget, 0).fit()
+	_, info := newFitter(c, st.through, s.head(c, st.summary, st.budget), st.budget, 0).fit()
 	info.Strategy = StrategySummarize
 	info.Summary, info.Summarized = st.summary, st.through
 	return info, nil
@@ -263,7 +263,7 @@ func (s *Summarize) store(id string, st summaryState) {
 // view assembles the request history from the state: the summary, if any,
 // then what fits of the messages after it. A new summary is reported once.
 func (s *Summarize) view(c *agent.Conversation, st *summaryState, budget int) ([]model.Message, *agent.CompactionInfo) {
-	head := summaryHead(st.summary)
+	head := s.head(c, st.summary, budget)
 	msgs, info := newFitter(c, st.through, head, budget, 0).fit()
 	if info == nil {
 		return msgs, nil
@@ -280,11 +280,17 @@ func (s *Summarize) view(c *agent.Conversation, st *summaryState, budget int) ([
 	return msgs, info
 }
 
-// summaryHead returns the parts of the message standing for the summarized
-// turns, nil without a summary.
-func summaryHead(summary string) []model.Part {
+// head returns the parts of the message standing for the summarized
+// turns, nil without a summary. Summaries are capped when written, but a
+// restored one may come from a run with a larger budget or cap; it is
+// clipped to this budget's cap, the same way every time, so a resumed
+// run sends what an uninterrupted one would.
+func (s *Summarize) head(c *agent.Conversation, summary string, budget int) []model.Part {
 	if summary == "" {
 		return nil
+	}
+	if budget > 0 {
+		summary = clip(summary, s.summaryBytes(c, budget))
 	}
 	return []model.Part{model.TextPart(SummaryHeader + "\n" + summary)}
 }

@@ -26,7 +26,7 @@ func (s *Summarize) due(c *agent.Conversation, st *summaryState, budget int) boo
 	}
 	cost := c.EstimatedTokens(st.through)
 	if st.summary != "" {
-		cost += scaled(c, agent.EstimateMessageTokens(model.Message{Role: model.RoleUser, Parts: summaryHead(st.summary)}))
+		cost += scaled(c, agent.EstimateMessageTokens(model.Message{Role: model.RoleUser, Parts: s.head(c, st.summary, budget)}))
 	}
 	return float64(cost) >= s.threshold()*float64(budget)
 }
@@ -69,6 +69,13 @@ func (s *Summarize) maxSummaryTokens(budget int) int {
 	return m
 }
 
+// summaryBytes is the longest summary kept for a budget, in bytes. The
+// estimates are raw (the agent's ~4 bytes a token) while budget and the
+// cap are in server tokens, which the conversation's calibration converts.
+func (s *Summarize) summaryBytes(c *agent.Conversation, budget int) int {
+	return int(float64(s.maxSummaryTokens(budget))/c.Scale()) * bytesPerToken
+}
+
 // summarize folds msgs into prev and returns the new summary. Each summary
 // call must fit the budget: the prompt, the summary so far, a piece of
 // transcript, and room for the answer. Usually one call takes all of
@@ -78,9 +85,7 @@ func (s *Summarize) maxSummaryTokens(budget int) int {
 func (s *Summarize) summarize(ctx context.Context, c *agent.Conversation, prev string, msgs []model.Message, budget int) (string, error) {
 	maxOut := s.maxSummaryTokens(budget)
 	prompt := s.prompt()
-	// Estimates are raw (the agent's ~4 bytes a token); budget and the cap
-	// are in server tokens, which the conversation's calibration converts.
-	outBytes := int(float64(maxOut)/c.Scale()) * bytesPerToken
+	outBytes := s.summaryBytes(c, budget)
 	// The fixed part of a call: the system prompt, the fences, the
 	// message framing, and a token for each of three roundings.
 	fixed := agent.EstimateTextTokens(len(prompt)) + agent.EstimateTextTokens(summaryFrameBytes) + 4 + 3
