@@ -262,15 +262,22 @@ type progressTarget struct {
 	ctx               context.Context
 }
 
+// progressGrace keeps a call's progress token registered briefly after the
+// call returns: the SDK dispatches notifications on a queue of their own,
+// so ones the server sent just before its result may be handled just after
+// the result was delivered.
+const progressGrace = 250 * time.Millisecond
+
 // trackProgress registers a progress token for one call; the returned
-// function unregisters it. It returns a nil token when nobody listens.
+// function unregisters it (after progressGrace). It returns a nil token
+// when nobody listens.
 func (m *Manager) trackProgress(ctx context.Context, server, toolName string) (any, func()) {
 	if m.cfg.OnProgress == nil {
 		return nil, func() {}
 	}
 	token := fmt.Sprintf("rein-%d", m.tokenSeq.Add(1))
-	m.progress.Store(token, &progressTarget{server: server, tool: toolName, key: tool.IdempotencyKey(ctx), ctx: ctx})
-	return token, func() { m.progress.Delete(token) }
+	m.progress.Store(token, &progressTarget{server: server, tool: toolName, key: tool.IdempotencyKey(ctx), ctx: context.WithoutCancel(ctx)})
+	return token, func() { time.AfterFunc(progressGrace, func() { m.progress.Delete(token) }) }
 }
 
 // onProgress is the SDK's progress notification handler.
