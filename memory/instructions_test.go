@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,48 +162,6 @@ func mustLink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestLoadInstructionsOddFiles(t *testing.T) {
-	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
-		"AGENTS.md/readme": "a directory named AGENTS.md",
-		"bom/AGENTS.md":    "\uFEFFbom rules \xff\xfe end",
-	})
-	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(filepath.Join(ws, "bom", "fifo"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Mkdir(filepath.Join(ws, "bom", "f"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(filepath.Join(ws, "bom", "f", "AGENTS.md"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	done := make(chan struct{})
-	var text string
-	var files []string
-	var err error
-	go func() {
-		defer close(done)
-		text, files, err = LoadInstructions(ws, filepath.Join(ws, "bom", "f"), "", 0)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("LoadInstructions blocked on a FIFO")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "# Instructions from bom/AGENTS.md\n\nbom rules \uFFFD end"
-	if diff := cmp.Diff(want, text); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"bom/AGENTS.md"}, files); diff != "" {
-		t.Errorf("files (-want +got):\n%s", diff)
 	}
 }
 

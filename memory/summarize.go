@@ -173,6 +173,9 @@ func (s *Summarize) Compact(ctx context.Context, c *agent.Conversation) (*agent.
 		return nil, err
 	}
 	st := s.load(c)
+	if st.budget <= 0 {
+		st.budget = s.discoverBudget(ctx)
+	}
 	k := s.cutPoint(c, st.through, st.budget)
 	if k <= st.through {
 		return nil, fmt.Errorf("memory: %w: the %d messages since the last summary are the recent turns kept verbatim", ErrNothingToCompact, c.Len()-st.through)
@@ -188,6 +191,22 @@ func (s *Summarize) Compact(ctx context.Context, c *agent.Conversation) (*agent.
 	info.Strategy = StrategySummarize
 	info.Summary, info.Summarized = st.summary, st.through
 	return info, nil
+}
+
+// discoverBudget estimates the history budget for a Compact that comes
+// before any Prepare told it (the first command of a resumed chat): the
+// provider's context window less the eighth the agent reserves for the
+// answer by default. 0 (unbounded) when the provider cannot tell.
+func (s *Summarize) discoverBudget(ctx context.Context) int {
+	w, ok := s.Provider.(model.ContextWindower)
+	if !ok {
+		return 0
+	}
+	n, err := w.ContextWindow(ctx)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n - n/8
 }
 
 // Restore hands back a summary recorded in a compaction event, so a

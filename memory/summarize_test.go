@@ -3,7 +3,9 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,30 +21,9 @@ import (
 func summaryFits(req *model.Request, budget int) error {
 	got := agent.EstimateTextTokens(len(req.System)) + estimate(req.Messages) + req.MaxTokens
 	if got > budget {
-		return errors.New("summary request needs " + itoa(got) + " tokens, over the budget " + itoa(budget))
+		return fmt.Errorf("summary request needs %d tokens, over the budget %d", got, budget)
 	}
 	return nil
-}
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	if neg {
-		b = append([]byte{'-'}, b...)
-	}
-	return string(b)
 }
 
 // checkView checks a summarized request history: pairs intact, headed by
@@ -367,11 +348,9 @@ func TestRestore(t *testing.T) {
 // TestSummarizeChunks resumes a history far over the budget: the summary
 // is folded piece by piece, every summary call fits, and the result fits.
 func TestSummarizeChunks(t *testing.T) {
-	p := modeltest.NewScripted().Add
-	_ = p
 	sp := modeltest.NewScripted()
 	for i := range 200 {
-		sp.Add(modeltest.Text("chunk summary " + itoa(i)))
+		sp.Add(modeltest.Text("chunk summary " + strconv.Itoa(i)))
 	}
 	s := &Summarize{Provider: sp, MaxSummaryTokens: 300}
 	c := agent.NewConversation("big", newHistoryGen(9).history(2000)...)
@@ -389,11 +368,11 @@ func TestSummarizeChunks(t *testing.T) {
 		if err := summaryFits(req, budget); err != nil {
 			t.Errorf("summary call %d: %v", i, err)
 		}
-		if i > 0 && !strings.Contains(req.Messages[0].Text(), "<summary>\nchunk summary "+itoa(i-1)+"\n</summary>") {
+		if i > 0 && !strings.Contains(req.Messages[0].Text(), "<summary>\nchunk summary "+strconv.Itoa(i-1)+"\n</summary>") {
 			t.Errorf("summary call %d does not fold the previous one", i)
 		}
 	}
-	last := "chunk summary " + itoa(calls-1)
+	last := "chunk summary " + strconv.Itoa(calls-1)
 	checkView(t, got, last, budget)
 	if info.Summary != last {
 		t.Errorf("info.Summary = %q, want %q", info.Summary, last)
@@ -456,6 +435,59 @@ func TestBytesPerToken(t *testing.T) {
 	for _, k := range []int{1, 7, 1000} {
 		if got := agent.EstimateTextTokens(k * bytesPerToken); got != k {
 			t.Errorf("EstimateTextTokens(%d) = %d, want %d", k*bytesPerToken, got, k)
+		}
+	}
+}
+
+// TestSummarizeKeepsTask: in one long task the summary soon covers the
+// user's request; the request is still sent in the user's own words.
+func TestSummarizeKeepsTask(t *testing.T) {
+	g := newHistoryGen(14)
+	task := u("TASK: migrate the build to Bazel and keep CI green")
+	hist := []model.Message{task}
+	for len(hist) < 200 {
+		cs := g.calls()
+		ids := make([]string, len(cs))
+		for i, c := range cs {
+			ids[i] = c.ID
+		}
+		hist = append(hist, ac(ids...), tr(200+g.rng.IntN(800), ids...))
+	}
+	c := agent.NewConversation("task", hist...)
+	s := &Summarize{Provider: modeltest.NewScripted(modeltest.Text("S")).Repeat()}
+	budget := int(float64(c.EstimatedTokens(0))/0.9) + 1
+	got, info, err := s.Prepare(context.Background(), c, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkView(t, got, "S", budget)
+	if info.Summarized <= 0 || !strings.HasSuffix(got[0].Text(), task.Text()) {
+		t.Errorf("first message %q does not carry the task after the summary", clip(got[0].Text(), 200))
+	}
+	if info.KeptMessages+info.OmittedMessages != len(hist) || info.KeptMessages != len(hist)-info.Summarized+1 {
+		t.Errorf("info %+v: the task counts as kept", info)
+	}
+}
+
+// TestCompactDiscoversBudget: a /compact before any model call (a resumed
+// chat) sizes its summary calls from the provider's context window.
+func TestCompactDiscoversBudget(t *testing.T) {
+	p := modeltest.NewScripted().WithContextWindow(4000)
+	for i := range 100 {
+		p.Add(modeltest.Text("part " + strconv.Itoa(i)))
+	}
+	s := &Summarize{Provider: p}
+	c := agent.NewConversation("resumed", newHistoryGen(15).history(300)...)
+	info, err := s.Compact(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Calls() < 2 || info.Summary != "part "+strconv.Itoa(p.Calls()-1) {
+		t.Fatalf("%d calls, info %+v", p.Calls(), info)
+	}
+	for i, req := range p.Requests() {
+		if err := summaryFits(req, 4000-4000/8); err != nil {
+			t.Errorf("call %d: %v", i, err)
 		}
 	}
 }

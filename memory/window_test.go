@@ -205,8 +205,9 @@ func checkWindow(c *agent.Conversation, w Window, budget int) error {
 		if len(got) != n {
 			return fmt.Errorf("no compaction reported but %d of %d messages sent", len(got), n)
 		}
-		if (budget > 0 && c.EstimatedTokens(0) > budget) || (w.MaxMessages > 0 && n > w.MaxMessages) {
-			return fmt.Errorf("nothing omitted from an over-limit history")
+		over := (budget > 0 && c.EstimatedTokens(0) > budget) || (w.MaxMessages > 0 && n > w.MaxMessages)
+		if over && lastTurn(hist) > 0 {
+			return fmt.Errorf("nothing omitted from an over-limit history with a cut point at %d", lastTurn(hist))
 		}
 		return nil
 	}
@@ -226,18 +227,23 @@ func checkWindow(c *agent.Conversation, w Window, budget int) error {
 	if diff := cmp.Diff(hist[n-len(got)+1:], got[1:]); diff != "" {
 		return fmt.Errorf("tail is not the conversation's suffix:\n%s", diff)
 	}
-	lastTurn := n - 1
-	for lastTurn > 0 && hist[lastTurn].Role == model.RoleTool {
-		lastTurn--
-	}
 	b := tighter(budget, w.MaxTokens)
 	if b > 0 && minimalCost(c) <= b && info.EstimatedTokens > b {
 		return fmt.Errorf("estimated %d tokens over the budget %d", info.EstimatedTokens, b)
 	}
-	if w.MaxMessages > 0 && n-lastTurn <= w.MaxMessages && info.KeptMessages > w.MaxMessages {
+	if w.MaxMessages > 0 && n-lastTurn(hist) <= w.MaxMessages && info.KeptMessages > w.MaxMessages {
 		return fmt.Errorf("kept %d messages over the cap %d", info.KeptMessages, w.MaxMessages)
 	}
 	return nil
+}
+
+// lastTurn returns the index of the last message a window may start at.
+func lastTurn(hist []model.Message) int {
+	i := len(hist) - 1
+	for i > 0 && hist[i].Role == model.RoleTool {
+		i--
+	}
+	return i
 }
 
 func TestFull(t *testing.T) {
