@@ -41,7 +41,7 @@ func newExplainer(m config.ModelConfig) *explainer {
 // scrub removes the configured secrets from s.
 func (e *explainer) scrub(s string) string {
 	for _, k := range e.secrets {
-		s = strings.ReplaceAll(s, k, "[redacted]")
+		s = strings.ReplaceAll(s, k, "[REDACTED]")
 	}
 	return s
 }

@@ -215,8 +215,8 @@ func TestKeyNeverPrinted(t *testing.T) {
 			if strings.Contains(res.stdout+res.stderr, key) {
 				t.Errorf("the key leaked:\nstdout: %s\nstderr: %s", res.stdout, res.stderr)
 			}
-			if !strings.Contains(res.stderr, "[redacted]") {
-				t.Errorf("stderr = %q, want the echoed key shown as [redacted]", res.stderr)
+			if !strings.Contains(res.stderr, "[REDACTED]") {
+				t.Errorf("stderr = %q, want the echoed key shown as [REDACTED]", res.stderr)
 			}
 		})
 	}
