@@ -131,10 +131,10 @@ func (f *fitter) search(lo, hi int, keep bool) int {
 
 // choose picks the tail start s and whether the task travels on its own
 // before it. In order of preference: everything after base (with the
-// task, when a summary stands for it); a window that
-// starts at or before the task; the task plus the newest turns that fit
-// after it; the newest turns alone. When nothing fits the last turn still
-// goes (best effort: the server judges). s is always a cut point.
+// task, when a summary stands for it); a window that starts at or before
+// the task; the task plus the newest turns that fit after it; the newest
+// turns alone. When nothing fits the last turn still goes (best effort:
+// the server judges). s is always a cut point.
 func (f *fitter) choose() (s int, keep bool) {
 	n := len(f.msgs)
 	if f.task >= 0 && f.task < f.base && f.fits(f.base, true) {

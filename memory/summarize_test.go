@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -490,4 +491,38 @@ func TestCompactDiscoversBudget(t *testing.T) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
+}
+
+// TestSummarizeConcurrent shares one Summarize between runs on different
+// conversations (run with -race).
+func TestSummarizeConcurrent(t *testing.T) {
+	s := &Summarize{Provider: modeltest.NewScripted(modeltest.Text("S")).Repeat()}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newHistoryGen(uint64(100 + w))
+			c := agent.NewConversation("conv-"+strconv.Itoa(w), g.history(40)...)
+			budget := c.EstimatedTokens(0) * 2
+			for range 30 {
+				c.Append(g.turn(nil)...)
+				got, _, err := s.Prepare(context.Background(), c, budget)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := checkPairs(got); err != nil {
+					t.Error(err)
+					return
+				}
+				if estimate(got) > budget {
+					t.Errorf("conversation %d: over the budget", w)
+					return
+				}
+			}
+			s.Forget(c.ID())
+		}()
+	}
+	wg.Wait()
 }
