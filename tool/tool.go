@@ -52,6 +52,14 @@ type Effects struct {
 	// PathArgs names the top-level argument fields holding workspace paths,
 	// so path rules can check them per call.
 	PathArgs []string `json:"path_args,omitempty"`
+	// Paths, when set, extracts the workspace paths a call touches from
+	// its arguments, for tools whose paths are not top-level argument
+	// fields (apply_patch names its files inside the patch text). The
+	// policy checks them like PathArgs values; an error means the paths
+	// cannot be known, and the call then needs approval. It must be safe
+	// for concurrent use, do no I/O and not keep args. It is not part of
+	// the wire form of a spec.
+	Paths func(args json.RawMessage) ([]string, error) `json:"-"`
 	// Exec says the tool runs processes; CommandArg names the argument field
 	// holding the shell command, so command rules can parse it.
 	Exec       bool   `json:"exec,omitempty"`

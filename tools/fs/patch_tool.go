@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -27,8 +28,35 @@ func ApplyPatch(ws *workspace.Workspace, opts Options) tool.Tool {
 		return applyPatch(ctx, ws, a.Patch)
 	},
 		tool.WithAnnotations(mutating("Apply patch", false)),
-		tool.WithEffects(tool.Effects{ReadsFiles: true, WritesFiles: true}),
+		tool.WithEffects(tool.Effects{ReadsFiles: true, WritesFiles: true, Paths: PatchPaths}),
 	)
+}
+
+// PatchPaths returns the workspace paths an apply_patch call touches (the
+// old and new name of every file in its patch, each once, in patch order),
+// so that path rules apply to a patch as they do to write_file's path. It
+// implements tool.Effects.Paths; an error means the arguments or the patch
+// cannot be parsed.
+func PatchPaths(args json.RawMessage) ([]string, error) {
+	var a ApplyPatchArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, fmt.Errorf("the arguments are not an apply_patch object: %w", err)
+	}
+	files, err := ParsePatch(a.Patch)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, fp := range files {
+		for _, p := range []string{fp.OldPath, fp.NewPath} {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths, nil
 }
 
 func applyPatch(ctx context.Context, ws *workspace.Workspace, patch string) (string, error) {
