@@ -26,11 +26,18 @@ type ConsoleOptions struct {
 	Decider Decider
 	// Now stamps the comment above written rules; nil means time.Now.
 	Now func() time.Time
+	// ReadLine, when set, supplies the answers instead of the approver's
+	// own reader of in: it returns the next line without its line ending,
+	// or an error when the input has ended or ctx is done. A program that
+	// already reads the same input line by line (a chat REPL) passes its
+	// own line source here, so the two never compete for the input.
+	ReadLine func(ctx context.Context) (string, error)
 }
 
 // ConsoleApprover asks the user on a terminal. Approve calls are
-// serialized; the approver owns its input for its lifetime (a reader
-// goroutine reads it line by line, so a cancelled prompt loses no input).
+// serialized; unless ConsoleOptions.ReadLine is set, the approver owns its
+// input for its lifetime (a reader goroutine reads it line by line, so a
+// cancelled prompt loses no input).
 type ConsoleApprover struct {
 	in      io.Reader
 	out     io.Writer
@@ -169,6 +176,9 @@ var errInputClosed = errors.New("input closed")
 // readLine returns the next line of input, or an error when the input
 // ends or ctx is done.
 func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
+	if c.opts.ReadLine != nil {
+		return c.opts.ReadLine(ctx)
+	}
 	c.once.Do(func() {
 		c.lines = make(chan string)
 		c.done = make(chan struct{})

@@ -40,17 +40,23 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	if base.explicit && base.action == Deny {
 		return decision(spec.Name, base)
 	}
+	paths := pathArgs(spec, args)
+	declared, pathsErr := declaredPaths(spec, c.Args)
+	paths = append(paths, declared...)
 	var v verdict
 	if execCmd {
 		v = e.commandsVerdict(spec, commands, analyses, base, &tr)
-		for _, p := range pathArgs(spec, args) {
+		for _, p := range paths {
 			v = stricter(v, e.tightenPath(p, eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles, "argument "+quoteArg(p), &tr))
 		}
 	} else {
-		v = e.pathsVerdict(spec, args, base, &tr)
+		v = e.pathsVerdict(spec, paths, base, &tr)
 	}
 	if argsErr != nil && (execCmd || len(eff.PathArgs) > 0) {
 		v = stricter(v, tr.add("arguments", argsErr.Error(), Ask, "analysis:arguments").verdict("rein cannot check the arguments: "+argsErr.Error()))
+	}
+	if pathsErr != nil {
+		v = stricter(v, tr.add("paths", pathsErr.Error(), Ask, "analysis:paths").verdict("rein cannot tell which files the call touches: "+pathsErr.Error()))
 	}
 	if h := spec.Annotations.DestructiveHint; h != nil && *h {
 		if r := bestTool(e.pool, spec.Name); r == nil || r.action != Allow || hasGlob(r.name) {
@@ -259,16 +265,15 @@ func (e *Engine) tightenPath(p string, read, write bool, what string, tr *tracer
 	return v
 }
 
-// pathsVerdict decides a tool that is not a command runner: each path
-// argument is decided by the strictest matching path rule, or else the
-// tool's verdict. Path allow rules lift only the preset's default of a
+// pathsVerdict decides a tool that is not a command runner: each path it
+// touches (path arguments and tool.Effects.Paths) is decided by the
+// strictest matching path rule, or else the tool's verdict. Path allow rules lift only the preset's default of a
 // plain file tool, never an explicit tool rule or a network, exec or
 // external tool.
-func (e *Engine) pathsVerdict(spec tool.Spec, args callArgs, base verdict, tr *tracer) verdict {
+func (e *Engine) pathsVerdict(spec tool.Spec, paths []string, base verdict, tr *tracer) verdict {
 	eff := spec.Effects
 	read, write := eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles
 	liftable := !base.explicit && !eff.Exec && !eff.Network && !eff.External
-	paths := pathArgs(spec, args)
 	if len(paths) == 0 {
 		return base
 	}

@@ -79,11 +79,13 @@ type hardPrefix struct {
 	source string
 }
 
-// BuiltinConfig is rein's built-in layer: the editor preset and allow
-// rules for shell builtins that only change the shell's own state, so
-// `cd sub && go test` needs no more approval than `go test`.
+// BuiltinConfig is rein's built-in layer: the editor preset, allow rules
+// for shell builtins that only change the shell's own state, so
+// `cd sub && go test` needs no more approval than `go test`, and ask
+// rules for writes to git hooks and git's config under every preset
+// (see GitControlPaths).
 func BuiltinConfig() Config {
-	c := Config{Preset: string(PresetEditor)}
+	c := Config{Preset: string(PresetEditor), Paths: GitControlPaths()}
 	for _, name := range []string{
 		"cd", "pushd", "popd", "pwd", "echo", "printf", "true", "false", ":", "test", "[",
 		"exit", "return", "shift", "set", "export", "unset", "local", "declare", "readonly", "sleep",
