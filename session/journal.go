@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
@@ -24,7 +25,15 @@ type journal struct {
 	conn    *sql.Conn
 	insert  *sql.Stmt
 	update  *sql.Stmt
+	begin   *sql.Stmt
+	end     *sql.Stmt
+	// rowAt is when the sessions row was last brought up to date,
+	// committedAt when events were last committed.
+	rowAt, committedAt time.Time
 	pending []encoded
+	// memo spares re-scanning the texts a turn repeats (a result in its
+	// tool.result event and in the tool message); reset at each commit.
+	memo redact.Memo
 	// lastSeq is the sequence number of the last committed event.
 	lastSeq int64
 	// Aggregates of the pending events for the sessions row.
@@ -80,31 +89,36 @@ func (j *journal) prepare(ctx context.Context) error {
 	if j.conn, err = j.s.db.Conn(ctx); err != nil {
 		return err
 	}
+	err = j.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`, j.id).Scan(&j.lastSeq)
+	if err != nil {
+		return err
+	}
 	j.insert, err = j.conn.PrepareContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	// The events count doubles as an optimistic lock: the update matches
-	// only if nobody else appended since this journal last committed.
-	err = j.conn.QueryRowContext(ctx, `SELECT events FROM sessions WHERE id = ?`, j.id).Scan(&j.lastSeq)
-	if err != nil {
-		return err
-	}
 	j.update, err = j.conn.PrepareContext(ctx, `UPDATE sessions SET
 			updated = ?,
-			events = events + ?,
 			input_tokens = input_tokens + ?,
 			output_tokens = output_tokens + ?,
 			status = CASE WHEN ? = '' THEN status ELSE ? END,
 			title = CASE WHEN title = '' THEN ? ELSE title END
-		WHERE id = ? AND events = ?`)
+		WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	j.begin, err = j.conn.PrepareContext(ctx, `BEGIN IMMEDIATE`)
+	if err != nil {
+		return err
+	}
+	j.end, err = j.conn.PrepareContext(ctx, `COMMIT`)
 	return err
 }
 
 // release frees the journal's statements and connection.
 func (j *journal) release() {
-	for _, st := range []*sql.Stmt{j.insert, j.update} {
+	for _, st := range []*sql.Stmt{j.insert, j.update, j.begin, j.end} {
 		if st != nil {
 			st.Close()
 		}
@@ -128,13 +142,13 @@ func (j *journal) Append(ctx context.Context, ev agent.Event) error {
 	if isDelta(ev.Type) && !j.s.cfg.StoreDeltas {
 		return nil
 	}
-	e, err := encodeEvent(ev)
-	if err != nil {
-		return err
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.usable(); err != nil {
+		return err
+	}
+	e, err := encodeEvent(&j.memo, ev)
+	if err != nil {
 		return err
 	}
 	j.pending = append(j.pending, e)
@@ -200,6 +214,7 @@ func (j *journal) flushLocked(ctx context.Context) error {
 		return j.err
 	}
 	j.lastSeq += int64(len(j.pending))
+	j.memo.Reset()
 	clear(j.pending)
 	j.pending = j.pending[:0]
 	if j.title != "" {
@@ -209,49 +224,70 @@ func (j *journal) flushLocked(ctx context.Context) error {
 	return nil
 }
 
+// rowInterval bounds how stale the sessions row's updated time may get
+// while events stream in; status, title and usage changes are written at
+// once.
+const rowInterval = time.Second
+
+// commit writes the pending events in one transaction on the journal's
+// own connection. The transaction is driven with plain BEGIN and COMMIT
+// statements rather than database/sql's Tx, which would re-prepare the
+// statements on every commit.
 func (j *journal) commit(ctx context.Context) (err error) {
-	tx, err := j.conn.BeginTx(ctx, nil)
-	if err != nil {
+	if _, err := j.begin.ExecContext(ctx); err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			tx.Rollback()
+			// A failed statement may already have ended the transaction;
+			// a rollback then fails harmlessly.
+			j.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 		}
 	}()
-	ins := tx.StmtContext(ctx, j.insert)
 	for i, e := range j.pending {
-		if _, err := ins.ExecContext(ctx, j.id, j.lastSeq+int64(i)+1, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID)); err != nil {
+		if _, err := j.insert.ExecContext(ctx, j.id, j.lastSeq+int64(i)+1, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID)); err != nil {
 			if isConstraint(err) {
-				return j.conflict(ctx, tx)
+				return j.conflict(ctx)
 			}
 			return err
 		}
 	}
-	n := int64(len(j.pending))
-	res, err := tx.StmtContext(ctx, j.update).ExecContext(ctx,
-		j.s.cfg.Now().UnixNano(), n, j.usage.InputTokens, j.usage.OutputTokens,
-		j.status, j.status, j.title, j.id, j.lastSeq)
-	if err != nil {
+	now := j.s.cfg.Now()
+	row := j.status != "" || j.title != "" || j.usage != (model.Usage{}) || now.Sub(j.rowAt) >= rowInterval
+	if row {
+		res, err := j.update.ExecContext(ctx, now.UnixNano(), j.usage.InputTokens, j.usage.OutputTokens,
+			j.status, j.status, j.title, j.id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return j.conflict(ctx)
+		}
+	}
+	if _, err := j.end.ExecContext(ctx); err != nil {
 		return err
 	}
-	if rows, err := res.RowsAffected(); err != nil {
-		return err
-	} else if rows != 1 {
-		return j.conflict(ctx, tx)
+	j.committedAt = now
+	if row {
+		j.rowAt = now
 	}
-	return tx.Commit()
+	return nil
 }
 
 // conflict explains why the session row did not match: it was deleted, or
 // another journal appended to it.
-func (j *journal) conflict(ctx context.Context, tx *sql.Tx) error {
-	var events int64
-	err := tx.QueryRowContext(ctx, `SELECT events FROM sessions WHERE id = ?`, j.id).Scan(&events)
-	if errors.Is(err, sql.ErrNoRows) {
+func (j *journal) conflict(ctx context.Context) error {
+	var rows int
+	if err := j.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, j.id).Scan(&rows); err != nil {
+		return err
+	}
+	if rows == 0 {
 		return fmt.Errorf("%w: session %s was deleted while its run was recording", ErrNotFound, j.id)
 	}
-	if err != nil {
+	var events int64
+	if err := j.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`, j.id).Scan(&events); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: session %s has %d events but this run wrote %d; another rein is using it — let that run finish, then resume or fork", ErrConcurrentWriter, j.id, events, j.lastSeq)
@@ -268,6 +304,12 @@ func (j *journal) Close() error {
 	var err error
 	if j.err == nil {
 		err = j.flushLocked(context.Background())
+	}
+	if err == nil && j.err == nil && j.committedAt.After(j.rowAt) {
+		// Bring the row's updated time up to the last event, so that
+		// --continue picks the session used last.
+		_, err = j.update.ExecContext(context.Background(), j.committedAt.UnixNano(), 0, 0, "", "", "", j.id)
+		err = describe(j.s.path, "recording session "+j.id, err)
 	}
 	j.closed = true
 	j.release()

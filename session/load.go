@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"iter"
 
@@ -36,13 +37,15 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 	b := newRebuilder(info)
 	for rows.Next() {
 		var (
-			seq     int64
-			payload []byte
+			seq int64
+			// RawBytes points into the driver's buffer: no copy, and
+			// decoding copies what it keeps before the next row.
+			payload sql.RawBytes
 		)
 		if err := rows.Scan(&seq, &payload); err != nil {
 			return nil, describe(s.path, "loading session "+full, err)
 		}
-		ev, err := decodeEvent(full, payload)
+		ev, err := decodeState(payload)
 		if err != nil {
 			return nil, corruptEvent(s.path, full, seq, err)
 		}

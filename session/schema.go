@@ -22,7 +22,6 @@ var migrations = []string{
 		model         TEXT NOT NULL DEFAULT '',
 		parent_id     TEXT,
 		status        TEXT NOT NULL DEFAULT 'new',
-		events        INTEGER NOT NULL DEFAULT 0,
 		input_tokens  INTEGER NOT NULL DEFAULT 0,
 		output_tokens INTEGER NOT NULL DEFAULT 0
 	);
@@ -37,8 +36,7 @@ var migrations = []string{
 		idempotency_key TEXT,
 		call_id         TEXT,
 		PRIMARY KEY (session_id, seq)
-	) WITHOUT ROWID;
-	CREATE INDEX events_call ON events (session_id, call_id) WHERE call_id IS NOT NULL;`,
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema version this build writes and understands.

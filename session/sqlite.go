@@ -14,7 +14,11 @@ import (
 )
 
 // sessionColumns are the columns scanInfo reads, in order.
-const sessionColumns = `id, workspace, created, updated, title, model, parent_id, status, events, input_tokens, output_tokens`
+// The event count is the last sequence number, read from the events
+// primary key rather than kept in the row: updating the row (and its
+// indexes) on every commit would double the pages a commit writes.
+const sessionColumns = `id, workspace, created, updated, title, model, parent_id, status,
+	(SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.session_id = sessions.id), input_tokens, output_tokens`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -219,8 +223,8 @@ func (s *SQLite) Fork(ctx context.Context, id string) (string, error) {
 	newID := s.cfg.NewID()
 	now := s.cfg.Now().UnixNano()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, workspace, created, updated, title, model, parent_id, status, events, input_tokens, output_tokens)
-			SELECT ?, workspace, ?, ?, title, model, id, status, events, input_tokens, output_tokens FROM sessions WHERE id = ?`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, workspace, created, updated, title, model, parent_id, status, input_tokens, output_tokens)
+			SELECT ?, workspace, ?, ?, title, model, id, status, input_tokens, output_tokens FROM sessions WHERE id = ?`,
 			newID, now, now, src.ID)
 		if err != nil {
 			return err

@@ -10,26 +10,70 @@ import (
 // outcome texts and errors. ev itself is never modified (events share
 // memory with the conversation); parts that changed are copied, parts
 // that did not are shared with ev.
-func Event(ev agent.Event) agent.Event {
-	ev.Text = String(ev.Text)
-	ev.Err = String(ev.Err)
+func Event(ev agent.Event) agent.Event { return (*Memo)(nil).Event(ev) }
+
+// Memo remembers the redaction of recent long texts, so that a text an
+// event stream repeats — a tool result travels in its tool.result event
+// and again in the tool message — is scanned once: redaction is a dozen
+// regular-expression passes over every byte. A nil *Memo remembers
+// nothing. A Memo is not safe for concurrent use.
+type Memo struct {
+	m     map[string]string
+	bytes int
+}
+
+// Memo bounds: texts shorter than memoMin are cheaper to scan than to
+// hash and keep; past memoMaxBytes the memo starts over.
+const (
+	memoMin      = 256
+	memoMaxBytes = 4 << 20
+)
+
+// String is the package's String, remembered.
+func (c *Memo) String(s string) string {
+	if c == nil || len(s) < memoMin {
+		return String(s)
+	}
+	if r, ok := c.m[s]; ok {
+		return r
+	}
+	r := String(s)
+	if c.m == nil || c.bytes+len(s) > memoMaxBytes {
+		c.m, c.bytes = map[string]string{}, 0
+	}
+	c.m[s] = r
+	c.bytes += len(s)
+	return r
+}
+
+// Reset forgets every remembered text.
+func (c *Memo) Reset() {
+	if c != nil {
+		c.m, c.bytes = nil, 0
+	}
+}
+
+// Event is the package's Event, remembering texts in c.
+func (c *Memo) Event(ev agent.Event) agent.Event {
+	ev.Text = c.String(ev.Text)
+	ev.Err = c.String(ev.Err)
 	if ev.Message != nil {
-		if m, changed := message(*ev.Message); changed {
+		if m, changed := c.message(*ev.Message); changed {
 			ev.Message = &m
 		}
 	}
 	if ev.ToolCall != nil {
-		if c, changed := toolCall(*ev.ToolCall); changed {
-			ev.ToolCall = &c
+		if tc, changed := toolCall(*ev.ToolCall); changed {
+			ev.ToolCall = &tc
 		}
 	}
 	if ev.ToolResult != nil {
-		if r, changed := toolResult(*ev.ToolResult); changed {
+		if r, changed := c.toolResult(*ev.ToolResult); changed {
 			ev.ToolResult = &r
 		}
 	}
 	if ev.Decision != nil {
-		if reason := String(ev.Decision.Reason); reason != ev.Decision.Reason {
+		if reason := c.String(ev.Decision.Reason); reason != ev.Decision.Reason {
 			d := *ev.Decision
 			d.Reason = reason
 			ev.Decision = &d
@@ -37,7 +81,7 @@ func Event(ev agent.Event) agent.Event {
 	}
 	if ev.Outcome != nil {
 		o := *ev.Outcome
-		o.Text, o.Err, o.Reason = String(o.Text), String(o.Err), String(o.Reason)
+		o.Text, o.Err, o.Reason = c.String(o.Text), c.String(o.Err), c.String(o.Reason)
 		if o.Text != ev.Outcome.Text || o.Err != ev.Outcome.Err || o.Reason != ev.Outcome.Reason {
 			ev.Outcome = &o
 		}
@@ -48,16 +92,16 @@ func Event(ev agent.Event) agent.Event {
 // Message returns m with secrets removed from its parts; m is not
 // modified.
 func Message(m model.Message) model.Message {
-	out, _ := message(m)
+	out, _ := (*Memo)(nil).message(m)
 	return out
 }
 
 // message redacts m's parts, copying the parts slice only when one
 // changed.
-func message(m model.Message) (model.Message, bool) {
+func (c *Memo) message(m model.Message) (model.Message, bool) {
 	var parts []model.Part
 	for i, p := range m.Parts {
-		q, changed := part(p)
+		q, changed := c.part(p)
 		if !changed {
 			continue
 		}
@@ -74,18 +118,18 @@ func message(m model.Message) (model.Message, bool) {
 	return m, true
 }
 
-func part(p model.Part) (model.Part, bool) {
+func (c *Memo) part(p model.Part) (model.Part, bool) {
 	changed := false
-	if t := String(p.Text); t != p.Text {
+	if t := c.String(p.Text); t != p.Text {
 		p.Text, changed = t, true
 	}
 	if p.ToolCall != nil {
-		if c, ok := toolCall(*p.ToolCall); ok {
-			p.ToolCall, changed = &c, true
+		if tc, ok := toolCall(*p.ToolCall); ok {
+			p.ToolCall, changed = &tc, true
 		}
 	}
 	if p.ToolResult != nil {
-		if r, ok := toolResult(*p.ToolResult); ok {
+		if r, ok := c.toolResult(*p.ToolResult); ok {
 			p.ToolResult, changed = &r, true
 		}
 	}
@@ -103,8 +147,8 @@ func toolCall(c model.ToolCall) (model.ToolCall, bool) {
 	return c, true
 }
 
-func toolResult(r model.ToolResult) (model.ToolResult, bool) {
-	content := String(r.Content)
+func (c *Memo) toolResult(r model.ToolResult) (model.ToolResult, bool) {
+	content := c.String(r.Content)
 	if content == r.Content {
 		return r, false
 	}
