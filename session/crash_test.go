@@ -123,7 +123,7 @@ func slowMarker(path string) tool.Tool {
 				return "", ctx.Err()
 			}
 		}
-		return "marked " + in.N, appendLine("done "+in.N)
+		return "marked " + in.N, appendLine("done " + in.N)
 	}, tool.WithEffects(tool.Effects{WritesFiles: true}), tool.WithTimeout(2*time.Minute))
 }
 

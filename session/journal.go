@@ -20,17 +20,17 @@ type journal struct {
 	s  *SQLite
 	id string
 
-	mu      sync.Mutex
-	lock    *sessionLock
-	conn    *sql.Conn
-	insert  *sql.Stmt
-	update  *sql.Stmt
-	begin   *sql.Stmt
-	end     *sql.Stmt
+	mu     sync.Mutex
+	lock   *sessionLock
+	conn   *sql.Conn
+	insert *sql.Stmt
+	update *sql.Stmt
+	begin  *sql.Stmt
+	end    *sql.Stmt
 	// rowAt is when the sessions row was last brought up to date,
 	// committedAt when events were last committed.
 	rowAt, committedAt time.Time
-	pending []encoded
+	pending            []encoded
 	// memo spares re-scanning the texts a turn repeats (a result in its
 	// tool.result event and in the tool message); reset at each commit.
 	memo redact.Memo
