@@ -143,8 +143,9 @@ func pipeProcess(t testing.TB) (*process, *os.File) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeAll(outR, outW, inR, inW) })
-	p := &process{cmd: &exec.Cmd{}, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{})}
+	p := &process{cmd: &exec.Cmd{}, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	close(p.exited)
+	close(p.stderrDone)
 	return p, outW
 }
 

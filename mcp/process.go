@@ -71,8 +71,9 @@ type process struct {
 	stdout *os.File // read end
 	stderr *tailBuffer
 
-	exited  chan struct{}
-	waitErr error // valid after exited is closed
+	exited     chan struct{}
+	waitErr    error         // valid after exited is closed
+	stderrDone chan struct{} // closed when stderr reached EOF
 
 	stopOnce sync.Once
 }
@@ -112,10 +113,11 @@ func startProcess(sc ServerConfig, environ []string, workDir string) (*process, 
 	// The child has its own copies now.
 	closeAll(inR, outW, errW)
 
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.stderrDone)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -174,6 +176,20 @@ func (p *process) waitExit(d time.Duration) bool {
 		return true
 	case <-t.C:
 		return false
+	}
+}
+
+// settle waits up to d for the process to exit and its stderr to drain,
+// so that a message about its end can quote its last words.
+func (p *process) settle(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, ch := range []chan struct{}{p.exited, p.stderrDone} {
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -59,7 +60,24 @@ type session struct {
 	transport Transport
 	era       string
 	gone      chan struct{} // closed when the connection ended
+	endErr    error         // why it ended; valid after gone is closed
 	closing   bool          // guarded by server.mu: rein closed it on purpose
+}
+
+// ended waits up to d for the session to end and returns why, or nil
+// when it has not ended or ended cleanly.
+func (sess *session) ended(d time.Duration) (bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-sess.gone:
+		if sess.endErr == nil || errors.Is(sess.endErr, io.EOF) || errors.Is(sess.endErr, sdk.ErrConnectionClosed) {
+			return true, nil
+		}
+		return true, sess.endErr
+	case <-t.C:
+		return false, nil
+	}
 }
 
 func newServer(m *Manager, sc ServerConfig) *server {
@@ -142,10 +160,12 @@ func (s *server) dial(done chan struct{}) {
 		s.retryAt = time.Now().Add(retryDelay(s.failures))
 	}
 	s.mu.Unlock()
-	close(done)
+	// Report before waking waiters, so that whoever saw the attempt end
+	// also sees its problem reported.
 	if err != nil && !errors.Is(err, errClosed) {
 		s.reportOnce(err)
 	}
+	close(done)
 }
 
 // retryDelay is the backoff after n consecutive failures.
@@ -160,7 +180,7 @@ func retryDelay(n int) time.Duration {
 // watch waits for a session to end and, unless rein ended it, reports why
 // (a crash, a dropped connection). The next call reconnects.
 func (s *server) watch(sess *session) {
-	_ = sess.cs.Wait()
+	sess.endErr = sess.cs.Wait()
 	close(sess.gone)
 	s.mu.Lock()
 	current := s.sess == sess
@@ -301,7 +321,7 @@ func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error 
 // stdout, the tail of stderr. It waits briefly for the exit to be known.
 func processFacts(c *stdioConn) []string {
 	var facts []string
-	c.p.waitExit(300 * time.Millisecond)
+	c.p.settle(300 * time.Millisecond)
 	if ex := c.p.exitSummary(); ex != "" {
 		facts = append(facts, "the process "+ex)
 	}

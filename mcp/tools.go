@@ -159,6 +159,11 @@ func (s *server) callTool(ctx context.Context, remote, exposed string, args json
 	return renderResult(res), nil
 }
 
+// codeRejected is the go-sdk's code for a request its transport refused
+// to deliver (an HTTP 5xx or 429, a failed connection); the error's full
+// text carries the reason.
+const codeRejected = -32005
+
 // callArgs returns the arguments to send: the model's object, or an
 // empty object for none.
 func callArgs(args json.RawMessage) any {
@@ -176,32 +181,29 @@ func (s *server) callError(ctx context.Context, sess *session, what string, err 
 	if ctx.Err() != nil {
 		return fmt.Errorf("mcp server %q: %s: %w", s.cfg.Name, what, ctx.Err())
 	}
-	ended := false
-	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {
-		ended = true
-	} else {
-		select {
-		case <-sess.gone:
-			ended = true
-		case <-time.After(20 * time.Millisecond):
-		}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != codeRejected {
+		return fmt.Errorf("mcp server %q: %s: the server answered with error %d: %s", s.cfg.Name, what, we.Code, httpx.Redact(s.scrub.scrub(clip(oneLine(printable(we.Message)), 2000))))
 	}
-	if ended {
+	wait := 20 * time.Millisecond
+	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {
+		wait = time.Second // it has ended; learn why
+	}
+	if ended, why := sess.ended(wait); ended {
 		s.mu.Lock()
 		if s.sess == sess {
 			s.sess = nil // the next call reconnects
 		}
 		s.mu.Unlock()
-		cause := errors.New("the connection to the server ended during the call")
+		cause := "the connection to the server ended during the call"
 		if sess.stdio != nil {
-			cause = errors.New("the server process stopped during the call")
+			cause = "the server process stopped during the call"
 		}
-		e := s.explain(context.Background(), cause, sess.stdio)
+		if why != nil {
+			cause += " (" + oneLine(why.Error()) + ")"
+		}
+		e := s.explain(context.Background(), errors.New(cause), sess.stdio)
 		return fmt.Errorf("%w; the call was not retried and may or may not have taken effect; rein restarts the server for the next call", e)
-	}
-	var we *jsonrpc.Error
-	if errors.As(err, &we) {
-		return fmt.Errorf("mcp server %q: %s: the server answered with error %d: %s", s.cfg.Name, what, we.Code, httpx.Redact(s.scrub.scrub(clip(oneLine(printable(we.Message)), 2000))))
 	}
 	if sess.stdio != nil {
 		if p := sess.stdio.problem(); p != "" {
