@@ -12,11 +12,14 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/workspace"
 )
 
 const chatHelp = `Type a message and press Enter. Commands:
   /help   show this help
-  /clear  start a new conversation
+  /diff   show the files changed in this session as a unified diff
+  /undo   undo the changes of the last tool call that changed files
+  /clear  start a new conversation (changes stay)
   /usage  show the tokens used in this session
   /exit   quit (or press Ctrl-D)
 Ctrl-C cancels the answer in progress.`
@@ -48,6 +51,13 @@ type chatSession struct {
 	ex    *explainer
 	agent *agent.Agent
 	conv  *agent.Conversation
+	ws    *workspace.Workspace
+	// note is told to the model with the next message: what the user
+	// changed behind its back (an /undo).
+	note string
+	// calls maps the idempotency key the journal records with each
+	// change to the tool call that made it, for /undo's report.
+	calls map[string]callRef
 	// interactive is set when stdin is a terminal: prompts and the banner
 	// are shown only then, so piped sessions produce clean output.
 	interactive bool
@@ -60,26 +70,43 @@ type chatSession struct {
 
 // chat is `rein chat`.
 func (a *App) chat(ctx context.Context, flags *commonFlags) error {
-	cfg, _, err := a.load(flags)
+	if err := flags.validate(); err != nil {
+		return err
+	}
+	cfg, wsDir, err := a.load(flags)
 	if err != nil {
 		return a.fail(err, nil)
 	}
 	ex := newExplainer(cfg.Model)
-	ag, err := newAgent(cfg)
+	interactive := a.IsTerminal()
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	// One reader for the session: approval answers come from the same
+	// lines as messages (see lineSource).
+	src := newLineSource(readCtx, a.Stdin)
+	ho := harnessOptions{workspace: wsDir, flags: flags}
+	if interactive {
+		ho.lines = src
+	}
+	h, err := a.newHarness(cfg, ho)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	defer h.close()
+	ag, err := newAgent(cfg, h)
 	if err != nil {
 		return a.fail(err, ex)
 	}
 	s := &chatSession{
-		app: a, cfg: cfg, ex: ex, agent: ag,
+		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv:        agent.NewConversation(""),
-		interactive: isTerminal(a.Stdin),
+		interactive: interactive,
 	}
 	if s.interactive {
-		fmt.Fprintf(a.Stderr, "rein chat: %s at %s. /help for commands, Ctrl-D to quit.\n", modelName(cfg), ex.endpoint)
+		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s). /help for commands, Ctrl-D to quit.\n",
+			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset())
 	}
-	readCtx, stopReading := context.WithCancel(ctx)
-	defer stopReading()
-	code := s.loop(ctx, readLines(readCtx, a.Stdin))
+	code := s.loop(ctx, src.lines())
 	if code != ExitOK {
 		return &exitError{code: code}
 	}
@@ -139,6 +166,10 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case line == "/clear":
 		s.conv = agent.NewConversation("")
 		fmt.Fprintln(a.Stderr, "(new conversation)")
+	case line == "/diff":
+		s.diff()
+	case line == "/undo":
+		s.undo()
 	case line == "/usage":
 		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
 	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
@@ -158,8 +189,15 @@ func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code i
 		out    *agent.Outcome
 		runErr error
 	)
+	if s.note != "" {
+		input = s.note + "\n\n" + input
+		s.note = ""
+	}
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
-		out, runErr = drain(s.agent.Run(ctx, s.conv, input), r.event)
+		out, runErr = drain(s.agent.Run(ctx, s.conv, input), func(ev agent.Event) {
+			s.remember(ev)
+			r.event(ev)
+		})
 	})
 	if forced {
 		fmt.Fprintln(a.Stderr, "rein: interrupted")

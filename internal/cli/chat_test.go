@@ -24,6 +24,19 @@ func messageTexts(t *testing.T, body []byte) []string {
 	return out
 }
 
+// historyTexts is messageTexts without the system prompt: the
+// conversation history a request carries.
+func historyTexts(t *testing.T, body []byte) []string {
+	t.Helper()
+	var out []string
+	for _, m := range messageTexts(t, body) {
+		if !strings.HasPrefix(m, "system:") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func TestChatCarriesHistory(t *testing.T) {
 	srv := modeltest.NewServer(t, sse(textBody("Hello, Ann.")), sse(textBody("Your name is Ann.")))
 	e := newEnv(t)
@@ -39,7 +52,7 @@ func TestChatCarriesHistory(t *testing.T) {
 		t.Fatalf("server saw %d requests, want 2", len(reqs))
 	}
 	want := []string{"user:My name is Ann.", "assistant:Hello, Ann.", "user:What is my name?"}
-	if diff := cmp.Diff(want, messageTexts(t, reqs[1].Body)); diff != "" {
+	if diff := cmp.Diff(want, historyTexts(t, reqs[1].Body)); diff != "" {
 		t.Errorf("second request messages (-want +got):\n%s", diff)
 	}
 	if res.stderr != "" {
@@ -67,7 +80,7 @@ func TestChatCommands(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("server saw %d requests, want 2 (nothing after /exit)", len(reqs))
 	}
-	if diff := cmp.Diff([]string{"user:second"}, messageTexts(t, reqs[1].Body)); diff != "" {
+	if diff := cmp.Diff([]string{"user:second"}, historyTexts(t, reqs[1].Body)); diff != "" {
 		t.Errorf("after /clear the history should be fresh (-want +got):\n%s", diff)
 	}
 }
@@ -151,7 +164,7 @@ func TestChatInterruptCancelsTurn(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("server saw %d requests, want 2", len(reqs))
 	}
-	got := messageTexts(t, reqs[1].Body)
+	got := historyTexts(t, reqs[1].Body)
 	if got[0] != "user:first" || got[len(got)-1] != "user:second" {
 		t.Errorf("second request messages = %q, want the cancelled turn's input kept before the new one", got)
 	}

@@ -69,6 +69,11 @@ type App struct {
 	// Interrupts delivers SIGINT (os.Interrupt) and SIGTERM; nil means
 	// the app is never interrupted.
 	Interrupts <-chan os.Signal
+	// IsTerminal reports whether Stdin is an interactive terminal: chat
+	// then shows its prompt, and --approve ask prompts for approvals
+	// (without a terminal it behaves as never). Nil means Stdin is a
+	// terminal when it is a character device.
+	IsTerminal func() bool
 }
 
 // usageError is a mistake in how rein was invoked (exit 2).
@@ -126,6 +131,10 @@ func (a *App) defaults() {
 	}
 	if a.Getwd == nil {
 		a.Getwd = os.Getwd
+	}
+	if a.IsTerminal == nil {
+		stdin := a.Stdin
+		a.IsTerminal = func() bool { return isTerminal(stdin) }
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/policy"
 )
 
 // Output formats of `rein run`.
@@ -19,6 +20,13 @@ const (
 	formatText       = "text"
 	formatJSON       = "json"
 	formatStreamJSON = "stream-json"
+)
+
+// --approve modes.
+const (
+	approveAsk   = "ask"
+	approveNever = "never"
+	approveAuto  = "auto"
 )
 
 // commonFlags are the model, workspace and limit flags shared by run and
@@ -30,6 +38,9 @@ type commonFlags struct {
 	workspace, configFile, system     string
 	maxSteps                          int
 	timeout                           time.Duration
+	// preset and approve choose the policy preset and who resolves the
+	// calls it asks about; stateDir is where approvals are kept.
+	preset, approve, stateDir string
 }
 
 func (f *commonFlags) register(fs *pflag.FlagSet) {
@@ -43,6 +54,35 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
+	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
+	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
+	// The sessions commands may register --state-dir as well; the flag
+	// is shared, and read through stateDirFlag whoever defined it.
+	if fs.Lookup("state-dir") == nil {
+		fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state: sessions, logs, approved rules (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
+	}
+}
+
+// validate checks the flags that config.Load does not see.
+func (f *commonFlags) validate() error {
+	if f.fs.Changed("preset") {
+		if _, err := policy.ParsePreset(f.preset); err != nil || f.preset == "" {
+			return usagef("--preset must be read-only, editor or full (got %q)", f.preset)
+		}
+	}
+	switch f.approve {
+	case approveAsk, approveNever, approveAuto:
+		return nil
+	}
+	return usagef("--approve must be ask, never or auto (got %q)", f.approve)
+}
+
+// stateDirFlag returns the --state-dir value, "" when it was not given.
+func (f *commonFlags) stateDirFlag() string {
+	if fl := f.fs.Lookup("state-dir"); fl != nil && fl.Changed {
+		return fl.Value.String()
+	}
+	return ""
 }
 
 // settings returns the flags the user set, as a configuration layer.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // maxChatLine bounds one line of chat input; a longer line is skipped with
@@ -84,5 +85,48 @@ func readLine(br *bufio.Reader) (line string, tooLong bool, err error) {
 			return "", true, err
 		}
 		return strings.TrimRight(buf.String(), "\r\n"), false, err
+	}
+}
+
+// lineSource is the terminal's input shared by the chat loop and the
+// console approver: both take whole lines from one reader goroutine, so
+// an answer to an approval prompt is never read as the next chat message
+// and a chat message is never taken as an answer. The reader starts on
+// first use (a headless run with a prompt argument never reads stdin).
+type lineSource struct {
+	ctx  context.Context
+	r    io.Reader
+	once sync.Once
+	ch   <-chan inputLine
+}
+
+// newLineSource reads r until ctx is done (see readLines).
+func newLineSource(ctx context.Context, r io.Reader) *lineSource {
+	return &lineSource{ctx: ctx, r: r}
+}
+
+// lines returns the channel of lines, starting the reader.
+func (s *lineSource) lines() <-chan inputLine {
+	s.once.Do(func() { s.ch = readLines(s.ctx, s.r) })
+	return s.ch
+}
+
+// errInputEnded reports that the input ended while a line was wanted.
+var errInputEnded = errors.New("the input ended")
+
+// readLine returns the next line, or an error when the input ends, a line
+// cannot be read, or ctx is done. It is the console approver's ReadLine.
+func (s *lineSource) readLine(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case in, ok := <-s.lines():
+		switch {
+		case !ok:
+			return "", errInputEnded
+		case in.err != nil:
+			return "", in.err
+		}
+		return in.text, nil
 	}
 }

@@ -37,10 +37,17 @@ type textRenderer struct {
 	ex       *explainer
 	// midLine is set while stdout holds text not yet ended by a newline.
 	midLine bool
+	// denied holds the calls whose denial was shown, so their result
+	// (which repeats the reason) is not shown again.
+	denied map[string]bool
 }
 
-// maxToolLine bounds the runes of a tool call's arguments or result shown.
-const maxToolLine = 160
+// maxToolLine bounds the runes of a tool call's arguments or result shown;
+// maxDenialLine those of a denial's reason, which says what to change.
+const (
+	maxToolLine   = 160
+	maxDenialLine = 400
+)
 
 func (r *textRenderer) event(ev agent.Event) {
 	switch ev.Type {
@@ -56,8 +63,10 @@ func (r *textRenderer) event(ev agent.Event) {
 		}
 		r.endLine()
 		fmt.Fprintf(r.err, "→ %s %s\n", ev.ToolCall.Name, r.ex.scrub(compactLine(compactJSON(ev.ToolCall.Args))))
+	case agent.EventToolDecision:
+		r.decision(ev.Decision)
 	case agent.EventToolResult:
-		if ev.ToolResult == nil {
+		if ev.ToolResult == nil || r.denied[ev.ToolResult.CallID] {
 			return
 		}
 		prefix := "← "
@@ -66,6 +75,25 @@ func (r *textRenderer) event(ev agent.Event) {
 		}
 		fmt.Fprintf(r.err, "%s%s\n", prefix, r.ex.scrub(compactLine(ev.ToolResult.Content)))
 	}
+}
+
+// decision shows a policy or approver denial compactly on stderr:
+// "✗ run_command denied: <why>". Allowed calls need no line (the call
+// line shows them), and the harness's own refusals (an unknown tool,
+// unusable arguments) are shown by their result, which says more.
+func (r *textRenderer) decision(d *agent.Decision) {
+	if d == nil || d.Action != "deny" || d.By == "harness" {
+		return
+	}
+	if r.denied == nil {
+		r.denied = map[string]bool{}
+	}
+	r.denied[d.CallID] = true
+	// The policy's reasons start with the tool's name ("run_command is
+	// denied: …"); the line already names it.
+	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
+	r.endLine()
+	fmt.Fprintf(r.err, "✗ %s denied: %s\n", d.Tool, r.ex.scrub(compactLineMax(why, maxDenialLine)))
 }
 
 // endLine ends a partial line of assistant text, so tool lines and the
@@ -160,14 +188,17 @@ func compactJSON(raw []byte) string {
 
 // compactLine keeps the first line of s, cut to maxToolLine runes, with an
 // ellipsis when anything was left out.
-func compactLine(s string) string {
+func compactLine(s string) string { return compactLineMax(s, maxToolLine) }
+
+// compactLineMax is compactLine with a cap of maxRunes.
+func compactLineMax(s string, maxRunes int) string {
 	s = strings.TrimSpace(s)
 	cut := false
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s, cut = strings.TrimSpace(s[:i]), true
 	}
-	if utf8.RuneCountInString(s) > maxToolLine {
-		s, cut = string([]rune(s)[:maxToolLine]), true
+	if utf8.RuneCountInString(s) > maxRunes {
+		s, cut = string([]rune(s)[:maxRunes]), true
 	}
 	if cut {
 		s += " …"

@@ -57,16 +57,30 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 	if err := validateFormat(format); err != nil {
 		return err
 	}
+	if err := flags.validate(); err != nil {
+		return err
+	}
 	prompt, err := a.readPrompt(prompt)
 	if err != nil {
 		return err
 	}
-	cfg, _, err := a.load(flags)
+	cfg, wsDir, err := a.load(flags)
 	if err != nil {
 		return a.fail(err, nil)
 	}
 	ex := newExplainer(cfg.Model)
-	ag, err := newAgent(cfg)
+	ho := harnessOptions{workspace: wsDir, flags: flags}
+	if a.IsTerminal() {
+		readCtx, stopReading := context.WithCancel(ctx)
+		defer stopReading()
+		ho.lines = newLineSource(readCtx, a.Stdin)
+	}
+	h, err := a.newHarness(cfg, ho)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	defer h.close()
+	ag, err := newAgent(cfg, h)
 	if err != nil {
 		return a.fail(err, ex)
 	}

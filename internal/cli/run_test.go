@@ -484,8 +484,15 @@ func TestSettingsReachTheRequest(t *testing.T) {
 	if diff := cmp.Diff([]string{"system:Be terse.", "user:hi"}, messageTexts(t, srv.Requests()[0].Body)); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
-	if tools, _ := body["tools"].([]any); len(tools) != 2 {
-		t.Errorf("request offers %d tools, want the 2 built-in ones", len(tools))
+	var names []string
+	for _, tl := range body["tools"].([]any) {
+		fn, _ := tl.(map[string]any)["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		names = append(names, name)
+	}
+	wantTools := []string{"read_file", "list_dir", "glob", "grep", "git_status", "git_diff", "write_file", "edit_file", "apply_patch", "run_command", "now", "calculator"}
+	if diff := cmp.Diff(wantTools, names); diff != "" {
+		t.Errorf("request offers (-want +got):\n%s", diff)
 	}
 }
 

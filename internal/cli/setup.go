@@ -8,8 +8,6 @@ import (
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
-	"github.com/reinharness/rein/tool"
-	"github.com/reinharness/rein/tools/basic"
 )
 
 // newProvider builds the model provider the configuration selects.
@@ -38,24 +36,22 @@ func newProvider(m config.ModelConfig) (model.Provider, error) {
 	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
 }
 
-// newAgent wires the configured provider, the built-in tools and the limits
-// into an agent.
-func newAgent(cfg *config.Config) (*agent.Agent, error) {
+// newAgent wires the configured provider, the harness's tools, policy,
+// approver and system prompt, and the limits into an agent.
+func newAgent(cfg *config.Config, h *harness) (*agent.Agent, error) {
 	p, err := newProvider(cfg.Model)
 	if err != nil {
 		return nil, err
-	}
-	tools, err := tool.NewSet(basic.Tools()...)
-	if err != nil {
-		return nil, fmt.Errorf("building the built-in tools: %w", err)
 	}
 	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens}
 	return agent.New(agent.Config{
 		Provider:       p,
 		Model:          cfg.Model.Model,
-		System:         cfg.Agent.SystemPrompt,
+		System:         h.system,
 		Params:         params,
-		Tools:          tools,
+		Tools:          h.tools,
+		Policy:         h.engine,
+		Approver:       h.approver,
 		MaxSteps:       cfg.Agent.MaxSteps,
 		Timeout:        cfg.Agent.Timeout,
 		TokenBudget:    cfg.Agent.TokenBudget,

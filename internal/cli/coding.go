@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/tools"
+	"github.com/reinharness/rein/tools/basic"
+	"github.com/reinharness/rein/workspace"
+)
+
+// harness is what a run or chat gives the agent besides the model: the
+// workspace with its journal, the coding toolset, the policy and the
+// approver. close releases the workspace.
+type harness struct {
+	ws       *workspace.Workspace
+	tools    *tool.Set
+	engine   *policy.Engine
+	approver policy.Approver
+	// system is the system prompt: the configured one, or the default
+	// coding prompt.
+	system string
+}
+
+// harnessOptions are the inputs of newHarness beyond the configuration.
+type harnessOptions struct {
+	workspace string
+	flags     *commonFlags
+	// lines is the terminal's line source when stdin is a terminal (the
+	// console approver reads its answers from it); nil otherwise.
+	lines *lineSource
+}
+
+// newHarness opens the workspace under the configured sandbox and builds
+// the toolset, the layered policy and the approver. Warnings (ignored
+// project settings) go to stderr.
+func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error) {
+	home := homeDir(a.Getenv)
+	sb, err := loadSandbox(cfg, o.workspace, home)
+	if err != nil {
+		return nil, err
+	}
+	layers, err := policyLayers(cfg, o.flags.preset)
+	if err != nil {
+		return nil, err
+	}
+	approved, err := openApproved(stateDir(o.flags.stateDirFlag(), a.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Open(o.workspace, workspace.Options{
+		Sandbox:         sb.mode,
+		SandboxReadable: sb.readable,
+		SandboxWritable: sb.writable,
+		Logger:          slog.New(&warningHandler{w: a.Stderr}),
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{ws: ws}
+	if err := h.build(cfg, o, layers, approved, home); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	for _, w := range append(sb.warnings, h.engine.Warnings()...) {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	if o.lines != nil && o.flags.approve == approveAsk {
+		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
+			Workspace: ws.Dir(), Approved: approved, Decider: h.engine, ReadLine: o.lines.readLine,
+		})
+	} else {
+		h.approver = headlessApprover(o.flags.approve)
+	}
+	return h, nil
+}
+
+// build assembles the tools, the policy engine and the system prompt.
+func (h *harness) build(cfg *config.Config, o harnessOptions, layers []policy.Layer, approved policy.ApprovedStore, home string) error {
+	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
+	if err != nil {
+		return fmt.Errorf("building the built-in tools: %w", err)
+	}
+	h.tools = set
+	h.engine, err = policy.NewEngine(policy.EngineConfig{
+		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved,
+	})
+	if err != nil {
+		return err
+	}
+	h.system = cfg.Agent.SystemPrompt
+	if h.system == "" {
+		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
+	}
+	return nil
+}
+
+// headlessApprover is the approver when no one can be asked: ask
+// behaves as never.
+func headlessApprover(mode string) policy.Approver {
+	if mode == approveAuto {
+		return policy.Auto()
+	}
+	return policy.Never()
+}
+
+func (h *harness) close() {
+	h.ws.Close()
+}
+
+// warningHandler prints the workspace's warnings (the one-time "sandbox
+// unavailable" notice) as rein's own warning lines on stderr.
+type warningHandler struct{ w io.Writer }
+
+// Enabled implements slog.Handler: warnings and errors only.
+func (h *warningHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+// Handle implements slog.Handler.
+func (h *warningHandler) Handle(_ context.Context, r slog.Record) error {
+	msg := strings.TrimPrefix(r.Message, "rein: ")
+	_, err := fmt.Fprintf(h.w, "rein: warning: %s\n", oneLine(msg))
+	return err
+}
+
+// WithAttrs implements slog.Handler; attributes are not shown.
+func (h *warningHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+// WithGroup implements slog.Handler; groups are not shown.
+func (h *warningHandler) WithGroup(string) slog.Handler { return h }

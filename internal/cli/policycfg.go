@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/policy"
+)
+
+// approvedRulesFile is the name of the approved-rules store in the state
+// directory: the project rules a user approved "always for this project".
+const approvedRulesFile = "approved-rules.json"
+
+// policyLayers decodes every layer's [policy] table, lowest precedence
+// first, and appends the --preset flag as the user's last word. The
+// built-in layer is added by policy.NewEngine.
+func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
+	var layers []policy.Layer
+	for _, sec := range cfg.Sections("policy") {
+		var pc policy.Config
+		if err := sec.Decode(&pc); err != nil {
+			return nil, err
+		}
+		if err := pc.Validate(); err != nil {
+			return nil, sec.Errorf(nil, "%v", err)
+		}
+		kind := policy.LayerUser
+		if sec.Source.Layer == config.LayerProject {
+			kind = policy.LayerProject
+		}
+		layers = append(layers, policy.Layer{Kind: kind, Source: sec.Source.Name, Config: pc})
+	}
+	if preset != "" {
+		layers = append(layers, policy.Layer{Kind: policy.LayerUser, Source: "--preset", Config: policy.Config{Preset: preset}})
+	}
+	return layers, nil
+}
+
+// stateDir is rein's state directory: --state-dir, else
+// $XDG_STATE_HOME/rein, else ~/.local/state/rein; "" when none is known.
+func stateDir(flag string, getenv func(string) string) string {
+	if flag != "" {
+		if abs, err := filepath.Abs(flag); err == nil {
+			return abs
+		}
+		return flag
+	}
+	// The XDG spec says relative values are invalid and must be ignored.
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "rein")
+	}
+	if home := homeDir(getenv); home != "" {
+		return filepath.Join(home, ".local", "state", "rein")
+	}
+	return ""
+}
+
+// homeDir is $HOME, else the account's home directory, else "".
+func homeDir(getenv func(string) string) string {
+	if home := getenv("HOME"); home != "" {
+		return home
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
+// openApproved opens the approved-rules store under the state directory;
+// without one, approvals last for this process only.
+func openApproved(dir string) (policy.ApprovedStore, error) {
+	if dir == "" {
+		return policy.NewMemoryApprovedStore(), nil
+	}
+	s, err := policy.OpenApprovedStore(filepath.Join(dir, approvedRulesFile))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/workspace/sandbox"
+)
+
+// sandboxSection is the [sandbox] table of a configuration file:
+//
+//	[sandbox]
+//	mode = "auto"                  # auto | required | off
+//	readable = ["/usr", "/etc"]    # default: the whole filesystem
+//	writable = ["~/.cache/go-build"]
+//
+// The workspace and the run's private temporary directory are always
+// readable and writable. Paths may start with ~/; relative paths are taken
+// from the workspace.
+type sandboxSection struct {
+	Mode     string    `toml:"mode"`
+	Readable *[]string `toml:"readable"`
+	Writable *[]string `toml:"writable"`
+}
+
+// sandboxSettings is the merged sandbox configuration.
+type sandboxSettings struct {
+	mode sandbox.Mode
+	// readable is nil for the whole filesystem.
+	readable []string
+	writable []string
+	// warnings are project settings that were ignored because they
+	// would loosen the sandbox.
+	warnings []string
+}
+
+// sandboxRank orders modes by strictness.
+func sandboxRank(m sandbox.Mode) int {
+	switch m {
+	case sandbox.Off:
+		return 0
+	case sandbox.Required:
+		return 2
+	}
+	return 1
+}
+
+// loadSandbox merges the [sandbox] tables of every layer. The user's
+// layers set the mode and the lists; a project layer comes with the
+// repository, so it may only tighten: a stricter mode, a narrower
+// readable list. Its writable list and any loosening are ignored with a
+// warning.
+func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
+	s := sandboxSettings{mode: sandbox.Auto}
+	for _, sec := range cfg.Sections("sandbox") {
+		var t sandboxSection
+		if err := sec.Decode(&t); err != nil {
+			return sandboxSettings{}, err
+		}
+		mode := s.mode
+		if t.Mode != "" {
+			m, err := sandbox.ParseMode(t.Mode)
+			if err != nil {
+				return sandboxSettings{}, sec.Errorf([]string{"mode"}, "sandbox.mode %q is not auto, required or off", t.Mode)
+			}
+			mode = m
+		}
+		readable, err := expandDirs(sec, "readable", t.Readable, ws, home)
+		if err != nil {
+			return sandboxSettings{}, err
+		}
+		writable, err := expandDirs(sec, "writable", t.Writable, ws, home)
+		if err != nil {
+			return sandboxSettings{}, err
+		}
+		if sec.Source.Layer != config.LayerProject {
+			s.mode = mode
+			if t.Readable != nil {
+				s.readable = readable
+			}
+			for _, d := range writable {
+				if !slices.Contains(s.writable, d) {
+					s.writable = append(s.writable, d)
+				}
+			}
+			continue
+		}
+		s.applyProject(sec, mode, t, readable)
+	}
+	return s, nil
+}
+
+// applyProject merges a project layer, keeping only what tightens.
+func (s *sandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode, t sandboxSection, readable []string) {
+	where := sec.Source.Name
+	if sandboxRank(mode) >= sandboxRank(s.mode) {
+		s.mode = mode
+	} else {
+		s.warnf("%s: sandbox.mode %q ignored: a project can only tighten the sandbox (it is %q)", where, mode, s.mode)
+	}
+	if t.Writable != nil && len(*t.Writable) > 0 {
+		s.warnf("%s: sandbox.writable ignored: a project cannot widen what commands may write; add it to your user configuration", where)
+	}
+	if t.Readable == nil {
+		return
+	}
+	for _, d := range readable {
+		if s.readable != nil && !slices.ContainsFunc(s.readable, func(r string) bool { return within(d, r) }) {
+			s.warnf("%s: sandbox.readable ignored: %s is outside the readable directories of your configuration", where, d)
+			return
+		}
+	}
+	s.readable = readable
+	if s.readable == nil {
+		s.readable = []string{}
+	}
+}
+
+func (s *sandboxSettings) warnf(format string, args ...any) {
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+}
+
+// expandDirs makes a list's entries absolute: ~/ is the home directory,
+// relative paths are inside the workspace.
+func expandDirs(sec config.RawSection, key string, dirs *[]string, ws, home string) ([]string, error) {
+	if dirs == nil {
+		return nil, nil
+	}
+	out := make([]string, 0, len(*dirs))
+	for _, d := range *dirs {
+		switch {
+		case d == "":
+			return nil, sec.Errorf([]string{key}, "sandbox.%s has an empty entry; give a directory", key)
+		case d == "~" || strings.HasPrefix(d, "~/"):
+			if home == "" {
+				return nil, sec.Errorf([]string{key}, "sandbox.%s entry %q: the home directory is unknown; give an absolute path", key, d)
+			}
+			d = filepath.Join(home, d[1:])
+		case !filepath.IsAbs(d):
+			d = filepath.Join(ws, d)
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out, nil
+}
+
+// within reports whether dir is parent or inside it.
+func within(dir, parent string) bool {
+	rel, err := filepath.Rel(parent, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
