@@ -58,7 +58,11 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	if pathsErr != nil {
 		v = stricter(v, tr.add("paths", pathsErr.Error(), Ask, "analysis:paths").verdict("rein cannot tell which files the call touches: "+pathsErr.Error()))
 	}
-	if h := spec.Annotations.DestructiveHint; h != nil && *h {
+	// A destructive hint is an outside server's claim about its own tool,
+	// so it only ever tightens an external tool. rein's own tools are
+	// decided by the Effects they declare (their annotations describe
+	// them to MCP clients when rein serves them).
+	if h := spec.Annotations.DestructiveHint; h != nil && *h && eff.External {
 		if r := bestTool(e.pool, spec.Name); r == nil || r.action != Allow || hasGlob(r.name) {
 			v = stricter(v, tr.add("destructive", "the tool declares itself destructive", Ask, "annotation:destructive").
 				verdict("the tool declares itself destructive; only a rule naming it exactly allows it without asking"))

@@ -121,3 +121,33 @@ func TestGitControlPathsAskUnderEveryPreset(t *testing.T) {
 		t.Errorf("write_file .git/hooks/pre-commit = %v %q (rule %s), want the built-in ask", d.Action, d.Reason, d.Rule)
 	}
 }
+
+// TestDestructiveHintOnlyTightensExternalTools: rein's own file and
+// command tools carry destructiveHint for MCP clients, but the preset
+// decides them from their Effects (editor allows edits); an external
+// tool's destructive hint still asks under every preset.
+func TestDestructiveHintOnlyTightensExternalTools(t *testing.T) {
+	yes := true
+	own := specEditFile
+	own.Annotations.DestructiveHint = &yes
+	run := specRun
+	run.Annotations.DestructiveHint = &yes
+	tests := []struct {
+		preset Preset
+		call   Call
+		want   Action
+	}{
+		{PresetEditor, pathCall(own, "main.go"), Allow},
+		{PresetFull, pathCall(own, "main.go"), Allow},
+		{PresetReadOnly, pathCall(own, "main.go"), Deny},
+		{PresetFull, Call{ID: "c1", Spec: run, Args: mustJSON(map[string]string{"command": "go test ./..."})}, Allow},
+		{PresetEditor, Call{ID: "c1", Spec: run, Args: mustJSON(map[string]string{"command": "go test ./..."})}, Ask},
+		{PresetFull, Call{ID: "c1", Spec: specMCPDestructive(), Args: json.RawMessage(`{}`)}, Ask},
+	}
+	for _, tt := range tests {
+		d := newEngine(t, tt.preset, nil, nil, nil).Decide(context.Background(), tt.call)
+		if d.Action != tt.want {
+			t.Errorf("%s %s: %v (%s), want %v", tt.preset, tt.call.Spec.Name, d.Action, d.Reason, tt.want)
+		}
+	}
+}
