@@ -44,7 +44,7 @@ func String(s string) string {
 }
 
 // JSON returns raw with secrets removed from its string values, and the
-// whole value of any member whose name marks a secret ("api_key",
+// string value of any member whose name marks a secret ("api_key",
 // "password", "access_token", …) replaced by Marker. The result is valid
 // JSON whenever raw is. Unchanged input is returned as is (same bytes), so
 // arguments without secrets keep their exact form. Input that is not
@@ -54,8 +54,10 @@ func JSON(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	// The text pass is the cheap precheck: most arguments hold nothing
-	// it would touch, and then they are returned untouched.
-	if secret.Redact(string(raw)) == string(raw) {
+	// it would touch, and then they are returned untouched. Text with
+	// \u escapes can hide a member name ("to\u006ben") from it, so
+	// that goes through the token pass regardless.
+	if secret.Redact(string(raw)) == string(raw) && !bytes.Contains(raw, []byte(`\u`)) {
 		return raw
 	}
 	out, err := redactTokens(raw)
@@ -86,7 +88,7 @@ func sensitiveName(name string) bool {
 }
 
 // redactTokens rewrites raw token by token: strings are redacted as text,
-// and values of sensitive members are replaced whole. Member order and
+// and string values of sensitive members are replaced whole. Member order and
 // every other token are kept.
 func redactTokens(raw []byte) ([]byte, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
@@ -95,25 +97,6 @@ func redactTokens(raw []byte) ([]byte, error) {
 	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	hideNext := false
 	for {
-		if hideNext {
-			// The value of a secret-named member goes whole, objects
-			// and arrays included: their parts are not worth the risk.
-			hideNext = false
-			v, err := dec.ReadValue()
-			if err != nil {
-				return nil, err
-			}
-			switch v.Kind() {
-			case '"', '{', '[':
-				err = enc.WriteToken(jsontext.String(Marker))
-			default:
-				err = enc.WriteValue(v)
-			}
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
 		kind, n := dec.StackIndex(dec.StackDepth())
 		isName := kind == '{' && n%2 == 0
 		tok, err := dec.ReadToken()
@@ -127,9 +110,16 @@ func redactTokens(raw []byte) ([]byte, error) {
 		case isName:
 			hideNext = sensitiveName(tok.String())
 			err = enc.WriteToken(tok)
+		case tok.Kind() == '"' && hideNext:
+			hideNext = false
+			err = enc.WriteToken(jsontext.String(Marker))
 		case tok.Kind() == '"':
 			err = enc.WriteToken(jsontext.String(secret.Redact(tok.String())))
 		default:
+			// Numbers, literals and nested values of a secret-named member
+			// are kept, as internal/secret keeps them in text; strings
+			// inside nested values are still redacted.
+			hideNext = false
 			err = enc.WriteToken(tok)
 		}
 		if err != nil {
