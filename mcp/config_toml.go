@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -188,4 +189,30 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		return ServerConfig{}, fail(fe)
 	}
 	return sc, nil
+}
+
+// LoadServers returns every configured server: those of the workspace's
+// .mcp.json (when workspace is set), overridden by name by the
+// [mcp_servers] tables of the configuration layers. Both come from files a
+// cloned repository can carry (.mcp.json, .rein/config.toml); Source tells
+// where each server was defined so callers can decide what to trust.
+func LoadServers(c *config.Config, workspace string, getenv func(string) string) ([]ServerConfig, error) {
+	merged := map[string]ServerConfig{}
+	if workspace != "" {
+		fromJSON, err := LoadMCPJSON(filepath.Join(workspace, ".mcp.json"), getenv)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range fromJSON {
+			merged[sc.Name] = sc
+		}
+	}
+	fromTOML, err := ParseSections(c.Sections("mcp_servers"), getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range fromTOML {
+		merged[sc.Name] = sc
+	}
+	return sortedConfigs(merged), nil
 }

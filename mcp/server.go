@@ -307,6 +307,10 @@ func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error 
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		parts = append(parts, fmt.Sprintf("did not finish connecting within %v (startup_timeout)", s.cfg.StartupTimeout))
+	case conn != nil && closedByPeer(err) && conn.p.waitExit(300*time.Millisecond):
+		// The process died: its exit and stderr say why; the SDK's
+		// "connection closed" says nothing more.
+		parts = append(parts, "the server process stopped while rein was connecting to it")
 	default:
 		parts = append(parts, oneLine(err.Error()))
 	}
@@ -332,6 +336,11 @@ func processFacts(c *stdioConn) []string {
 		facts = append(facts, fmt.Sprintf("stderr: %q", clip(tail, 800)))
 	}
 	return facts
+}
+
+// closedByPeer reports an error that only says the connection went away.
+func closedByPeer(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // serverError is an error about one server, with its name in front.

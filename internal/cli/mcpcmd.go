@@ -1,0 +1,399 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/reinharness/rein/mcp"
+)
+
+// maxStdinArgs bounds arguments read from stdin ("rein mcp call S T -").
+const maxStdinArgs = 16 << 20
+
+// mcpFlags are the flags of the mcp subcommands: where the configuration
+// is, and the output format.
+type mcpFlags struct {
+	common commonFlags
+	json   bool
+}
+
+func (f *mcpFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the current directory)")
+	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	fs.BoolVar(&f.json, "json", false, "print JSON instead of text")
+	// The model and limit flags do not apply here; an empty flag set makes
+	// the configuration loader see none of them as given.
+	f.common.fs = pflag.NewFlagSet("mcp", pflag.ContinueOnError)
+}
+
+// NewMCPCommand returns `rein mcp` with its subcommands list, call and
+// prompt, which inspect and exercise the configured MCP servers
+// ([mcp_servers.NAME] tables and the workspace's .mcp.json).
+//
+// Servers are asked nothing interactively: elicitation and sampling
+// requests are declined. Exit codes: 0 success, 1 a server or tool
+// failure (an is_error result included), 2 a usage error such as an
+// unknown server, 130 interrupted.
+func NewMCPCommand(a *App) *cobra.Command {
+	a.defaults()
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Inspect and call the configured MCP servers",
+		Long: `Inspect and call the MCP servers configured in [mcp_servers.NAME] tables of
+config.toml and in the workspace's .mcp.json.
+
+  rein mcp list                          each server: state, transport, era, tools
+  rein mcp call SERVER TOOL [JSON]       call a tool (JSON arguments, - for stdin)
+  rein mcp prompt SERVER [PROMPT [JSON]] list a server's prompts, or get one`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand())
+	return cmd
+}
+
+func (a *App) mcpListCommand() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the configured MCP servers with their state, era and tools",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			servers, ws, err := a.mcpServers(&f)
+			if err != nil {
+				return a.fail(err, nil)
+			}
+			var statuses []mcp.Status
+			err = a.withManager(cmd.Context(), servers, ws, func(ctx context.Context, m *mcp.Manager) error {
+				statuses = m.Status(ctx)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if f.json {
+				return a.printJSON(statusJSON(statuses))
+			}
+			printStatuses(a.Stdout, statuses)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func (a *App) mcpCallCommand() *cobra.Command {
+	var (
+		f       mcpFlags
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "call SERVER TOOL [JSON]",
+		Short: "Call a tool of an MCP server and print its result",
+		Long: `Call a tool of an MCP server and print its result. TOOL is the server's own
+name for the tool (or rein's SERVER__TOOL name); JSON is the arguments object
+(default {}), or - to read it from stdin. An is_error result is printed to
+stderr and exits 1.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 || len(args) > 3 {
+				return usagef("usage: rein mcp call SERVER TOOL [JSON]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw, err := a.callArgs(args[2:])
+			if err != nil {
+				return err
+			}
+			return a.mcpOne(cmd.Context(), &f, args[0], func(ctx context.Context, m *mcp.Manager) error {
+				if timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, timeout)
+					defer cancel()
+				}
+				res, err := m.CallTool(ctx, args[0], args[1], raw)
+				if err != nil {
+					return err
+				}
+				if f.json {
+					if err := a.printJSON(struct {
+						Content    string          `json:"content"`
+						IsError    bool            `json:"is_error"`
+						Structured json.RawMessage `json:"structured,omitempty"`
+					}{res.Content, res.IsError, res.Structured}); err != nil {
+						return err
+					}
+				} else if res.IsError {
+					fmt.Fprintln(a.Stderr, strings.TrimRight(res.Content, "\n"))
+				} else {
+					fmt.Fprintln(a.Stdout, strings.TrimRight(res.Content, "\n"))
+				}
+				if res.IsError {
+					return &exitError{code: ExitFailed}
+				}
+				return nil
+			})
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit for the call, e.g. 30s (default: the server's tool_timeout, else none)")
+	return cmd
+}
+
+func (a *App) mcpPromptCommand() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "prompt SERVER [PROMPT [JSON]]",
+		Short: "List the prompts of an MCP server, or get one filled in",
+		Long: `Without PROMPT, list the prompts SERVER offers and their arguments. With
+PROMPT, get it filled in with JSON (an object of string arguments, default
+{}) and print its messages.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 3 {
+				return usagef("usage: rein mcp prompt SERVER [PROMPT [JSON]]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var promptArgs map[string]string
+			if len(args) == 3 {
+				raw, err := a.callArgs(args[2:])
+				if err != nil {
+					return err
+				}
+				if err := json.Unmarshal(raw, &promptArgs); err != nil {
+					return usagef("prompt arguments must be a JSON object of strings, e.g. '{\"name\":\"x\"}' (%v)", err)
+				}
+			}
+			return a.mcpOne(cmd.Context(), &f, args[0], func(ctx context.Context, m *mcp.Manager) error {
+				if len(args) == 1 {
+					prompts, err := m.Prompts(ctx, args[0])
+					if err != nil {
+						return err
+					}
+					if f.json {
+						return a.printJSON(prompts)
+					}
+					printPrompts(a.Stdout, prompts)
+					return nil
+				}
+				res, err := m.GetPrompt(ctx, args[0], args[1], promptArgs)
+				if err != nil {
+					return err
+				}
+				if f.json {
+					return a.printJSON(res)
+				}
+				for i, msg := range res.Messages {
+					if i > 0 {
+						fmt.Fprintln(a.Stdout)
+					}
+					fmt.Fprintf(a.Stdout, "[%s]\n%s\n", msg.Role, strings.TrimRight(msg.Text, "\n"))
+				}
+				return nil
+			})
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// mcpServers loads the configured servers and the workspace.
+func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
+	cfg, ws, err := a.load(&f.common)
+	if err != nil {
+		return nil, "", err
+	}
+	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	return servers, ws, nil
+}
+
+// mcpOne runs fn with a Manager holding only the named server, so that
+// the other servers are not started. An unknown server is a usage error.
+func (a *App) mcpOne(ctx context.Context, f *mcpFlags, name string, fn func(context.Context, *mcp.Manager) error) error {
+	servers, ws, err := a.mcpServers(f)
+	if err != nil {
+		return a.fail(err, nil)
+	}
+	var names []string
+	for _, sc := range servers {
+		if sc.Name == name {
+			sc.Disabled = false // asked for by name
+			return a.withManager(ctx, []mcp.ServerConfig{sc}, ws, fn)
+		}
+		names = append(names, sc.Name)
+	}
+	if len(names) == 0 {
+		return usagef("no MCP servers are configured: add an [mcp_servers.NAME] table to config.toml or a .mcp.json to the workspace")
+	}
+	return usagef("unknown MCP server %q; configured: %s", name, strings.Join(names, ", "))
+}
+
+// withManager runs fn with a Manager for servers, interruptibly, and
+// turns its error into rein's one-line report.
+func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws string, fn func(context.Context, *mcp.Manager) error) error {
+	m, err := mcp.New(mcp.Config{
+		Servers:       servers,
+		ClientVersion: versionString(version, readBuildInfo()),
+		Interaction:   mcp.Decline{},
+		WorkDir:       ws,
+		Getenv:        a.Getenv,
+		Environ:       os.Environ(),
+	})
+	if err != nil {
+		return a.fail(err, nil)
+	}
+	defer m.Close()
+	var runErr error
+	sig, forced := a.interruptible(ctx, func(ctx context.Context) { runErr = fn(ctx, m) })
+	switch {
+	case forced || (sig != nil && (runErr == nil || errors.Is(runErr, context.Canceled))):
+		fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)
+		return &exitError{code: ExitInterrupted}
+	case runErr == nil:
+		return nil
+	}
+	var ee *exitError
+	if errors.As(runErr, &ee) {
+		return runErr
+	}
+	if errors.Is(runErr, mcp.ErrUnknownServer) {
+		return &usageError{msg: runErr.Error()}
+	}
+	return a.fail(runErr, nil)
+}
+
+// callArgs returns the JSON arguments: the argument, stdin for "-", or
+// {} when absent. They must be a JSON object.
+func (a *App) callArgs(args []string) (json.RawMessage, error) {
+	if len(args) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	data := []byte(args[0])
+	if args[0] == "-" {
+		var err error
+		data, err = io.ReadAll(io.LimitReader(a.Stdin, maxStdinArgs+1))
+		if err != nil {
+			return nil, fmt.Errorf("reading the arguments from stdin: %w", err)
+		}
+		if len(data) > maxStdinArgs {
+			return nil, usagef("the arguments on stdin are larger than %d MiB", maxStdinArgs>>20)
+		}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return nil, usagef("the arguments must be a JSON object, e.g. '{\"path\":\"README.md\"}'")
+	}
+	return json.RawMessage(data), nil
+}
+
+func (a *App) printJSON(v any) error {
+	enc := json.NewEncoder(a.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// statusView is the JSON form of an mcp.Status.
+type statusView struct {
+	Name          string   `json:"name"`
+	State         string   `json:"state"`
+	Transport     string   `json:"transport"`
+	Era           string   `json:"era,omitempty"`
+	ServerName    string   `json:"server_name,omitempty"`
+	ServerVersion string   `json:"server_version,omitempty"`
+	Tools         []string `json:"tools"`
+	Resources     bool     `json:"resources"`
+	Prompts       bool     `json:"prompts"`
+	Required      bool     `json:"required,omitempty"`
+	Source        string   `json:"source,omitempty"`
+	Error         string   `json:"error,omitempty"`
+}
+
+func statusJSON(sts []mcp.Status) []statusView {
+	out := make([]statusView, 0, len(sts))
+	for _, st := range sts {
+		v := statusView{
+			Name: st.Name, State: string(st.State), Transport: string(st.Transport), Era: st.Era,
+			ServerName: st.ServerName, ServerVersion: st.ServerVersion, Tools: st.Tools,
+			Resources: st.Resources, Prompts: st.Prompts, Required: st.Required, Source: st.Source,
+		}
+		if v.Tools == nil {
+			v.Tools = []string{}
+		}
+		if st.Err != nil && st.State != mcp.StateConnected {
+			v.Error = oneLine(st.Err.Error())
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// printStatuses renders `rein mcp list`: a table, then each server's
+// tools or error.
+func printStatuses(w io.Writer, sts []mcp.Status) {
+	if len(sts) == 0 {
+		fmt.Fprintln(w, "No MCP servers are configured: add an [mcp_servers.NAME] table to config.toml or a .mcp.json to the workspace.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tERA\tTOOLS\tSERVES")
+	for _, st := range sts {
+		era := st.Era
+		if era == "" {
+			era = "-"
+		}
+		serves := st.ServerName
+		if st.ServerVersion != "" {
+			serves += " " + st.ServerVersion
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Name, st.State, st.Transport, era, len(st.Tools), serves)
+	}
+	tw.Flush()
+	for _, st := range sts {
+		switch {
+		case st.State != mcp.StateConnected && st.Err != nil:
+			fmt.Fprintf(w, "\n%s\n", oneLine(st.Err.Error()))
+		case len(st.Tools) > 0:
+			fmt.Fprintf(w, "\n%s tools: %s\n", st.Name, strings.Join(st.Tools, ", "))
+		}
+	}
+}
+
+func printPrompts(w io.Writer, prompts []mcp.Prompt) {
+	if len(prompts) == 0 {
+		fmt.Fprintln(w, "The server offers no prompts.")
+		return
+	}
+	for _, p := range prompts {
+		fmt.Fprintf(w, "%s", p.Name)
+		if p.Description != "" {
+			fmt.Fprintf(w, " — %s", oneLine(p.Description))
+		}
+		fmt.Fprintln(w)
+		for _, arg := range p.Arguments {
+			req := ""
+			if arg.Required {
+				req = " (required)"
+			}
+			fmt.Fprintf(w, "    %s%s", arg.Name, req)
+			if arg.Description != "" {
+				fmt.Fprintf(w, ": %s", oneLine(arg.Description))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
