@@ -99,7 +99,7 @@ func (o *oversize) responseID() (json.RawMessage, bool) {
 	if id != nil {
 		return id, true
 	}
-	if m := trailingIDRE.FindSubmatch(o.tail); m != nil {
+	if m := trailingIDRE.FindSubmatch(o.tail); m != nil && json.Valid(m[1]) {
 		return json.RawMessage(bytes.Clone(m[1])), true
 	}
 	return nil, false
@@ -144,7 +144,7 @@ func topLevelKeys(data []byte) (keys []string, id json.RawMessage) {
 		}
 		if k == "id" {
 			v := data[vstart:s.i]
-			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) && json.Valid(v) {
 				id = json.RawMessage(bytes.Clone(v))
 			}
 		}

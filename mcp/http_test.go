@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -187,4 +188,42 @@ func TestHTTPResponseLimit(t *testing.T) {
 		t.Errorf("oversized = %.200q, want a limit error", res.Content)
 	}
 	wantContent(t, call(t, ctx, echo, `{"text":"small"}`), "small")
+}
+
+// TestHTTPCancel: cancelling a call over Streamable HTTP ends it at once
+// and the server's handler sees its context cancelled (the SDK closes the
+// request and sends notifications/cancelled).
+func TestHTTPCancel(t *testing.T) {
+	g := newGoServer(t, false, nil)
+	started, stopped := make(chan struct{}, 1), make(chan struct{}, 1)
+	sdk.AddTool(g.srv, &sdk.Tool{Name: "wait"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ textIn) (*sdk.CallToolResult, any, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			stopped <- struct{}{}
+			return nil, nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "waited"}}}, nil, nil
+		}
+	})
+	m, _ := newManager(t, Config{Servers: []ServerConfig{{Name: "w", URL: g.url}}})
+	ctx := testCtx(t, 30*time.Second)
+	wait := toolByName(t, mustTools(t, ctx, m), "w__wait")
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		<-started
+		cancel()
+	}()
+	start := time.Now()
+	if _, err := wait.Call(cctx, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Error("the server never saw the cancellation")
+	}
 }
