@@ -1,0 +1,349 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/session"
+	"github.com/reinharness/rein/telemetry"
+	"github.com/reinharness/rein/telemetry/redact"
+)
+
+// EnvDebug turns on debug logging: the session's event log then keeps
+// tool arguments and results in full (they are cut to 1 KB otherwise), and
+// exported trace contents too when they are opted in.
+const EnvDebug = "REIN_DEBUG"
+
+// telemetryShutdown bounds the final flush of traces at exit: an
+// unreachable collector may cost a run's exit this much, never more.
+const telemetryShutdown = 3 * time.Second
+
+// sessionFlags choose the session a run or chat records into. Without
+// them every run starts a new session.
+type sessionFlags struct {
+	fs   *pflag.FlagSet
+	id   string
+	cont bool
+	fork bool
+}
+
+func (f *sessionFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.id, "session", "", "resume the stored session ID (or a unique prefix of it); see rein sessions list")
+	fs.BoolVar(&f.cont, "continue", false, "resume the latest session of this workspace")
+	fs.BoolVar(&f.fork, "fork", false, "with --session or --continue: continue a copy, leaving the original as it is")
+}
+
+// validate checks the combinations.
+func (f *sessionFlags) validate() error {
+	switch {
+	case f.id != "" && f.cont:
+		return usagef("--session and --continue both choose the session to resume; give one")
+	case f.fork && f.id == "" && !f.cont:
+		return usagef("--fork copies the session chosen by --session ID or --continue; give one of them")
+	case f.fs != nil && f.fs.Changed("session") && strings.TrimSpace(f.id) == "":
+		return usagef("--session needs a session id; rein sessions list shows them")
+	}
+	return nil
+}
+
+// resuming reports whether the flags choose an existing session.
+func (f *sessionFlags) resuming() bool { return f.id != "" || f.cont }
+
+// sessionRun is the durable record of a run or chat: the conversation to
+// run on, and itself as the agent's Journal and Hook — it forwards to the
+// current session's journal, event log and tracer, so that chat's /clear
+// can start a new session under the same agent.
+//
+// Wire it as agent.Config{Journal: sr, Hooks: []agent.Hook{sr}} and run
+// on sr.Conversation(); call close when done.
+type sessionRun struct {
+	app       *App
+	store     *session.SQLite
+	stateDir  string
+	workspace string
+	model     string
+	debug     bool
+	tracer    *telemetry.Tracer
+	tracing   *telemetry.Tracing
+
+	mu      sync.Mutex
+	id      string
+	conv    *agent.Conversation
+	journal session.Journal
+	log     *telemetry.Log
+	resumed *session.Resumed
+	// logWarned is set once a failing event log was reported.
+	logWarned bool
+}
+
+var (
+	_ agent.Journal = (*sessionRun)(nil)
+	_ agent.Hook    = (*sessionRun)(nil)
+)
+
+// openSession opens the session store under the state directory and
+// prepares the session the flags choose: a new one, the one given by
+// --session, the latest of the workspace (--continue), or a fork of
+// either. A resumed session's interrupted tool calls are answered (see
+// session.Resume) and listed on stderr. Secrets known from the
+// configuration and the environment are registered for redaction first.
+func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag string, cfg *config.Config, workspace string) (*sessionRun, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	registerSecrets(cfg, a.Getenv)
+	dir := stateDir(stateDirFlag, a.Getenv)
+	if dir == "" {
+		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
+	}
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	if err != nil {
+		return nil, err
+	}
+	sr := &sessionRun{
+		app: a, store: store, stateDir: dir, workspace: workspace, model: cfg.Model.Model,
+		debug: truthy(a.Getenv(EnvDebug)),
+	}
+	if err := sr.setupTracing(ctx, cfg); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := sr.choose(ctx, f); err != nil {
+		sr.close()
+		return nil, err
+	}
+	return sr, nil
+}
+
+// choose opens the session the flags name, or a new one.
+func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
+	if !f.resuming() {
+		return sr.startNew(ctx)
+	}
+	id := f.id
+	if f.cont {
+		latest, err := sr.store.Latest(ctx, sr.workspace)
+		if err != nil {
+			return err
+		}
+		id = latest.ID
+	}
+	if f.fork {
+		forked, err := sr.store.Fork(ctx, id)
+		if err != nil {
+			return err
+		}
+		id = forked
+	}
+	res, err := session.Resume(ctx, sr.store, id, nil)
+	if err != nil {
+		return err
+	}
+	if err := sr.attach(res.Conversation, res.Journal); err != nil {
+		return err
+	}
+	sr.resumed = res
+	if n := len(res.Interrupted); n > 0 {
+		names := make([]string, 0, n)
+		for _, c := range res.Interrupted {
+			names = append(names, c.Name+" ("+c.ID+")")
+		}
+		fmt.Fprintf(sr.app.Stderr, "rein: session %s was stopped while %s ran; the model is told it was interrupted and not re-run: %s\n",
+			res.Conversation.ID(), plural(n, "tool call"), strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// startNew creates a fresh session and makes it current.
+func (sr *sessionRun) startNew(ctx context.Context) error {
+	info, err := sr.store.Create(ctx, session.Info{Workspace: sr.workspace, Model: sr.model})
+	if err != nil {
+		return err
+	}
+	j, err := sr.store.Journal(ctx, info.ID)
+	if err != nil {
+		return err
+	}
+	return sr.attach(agent.NewConversation(info.ID), j)
+}
+
+// attach makes conv and its journal current and opens its event log.
+func (sr *sessionRun) attach(conv *agent.Conversation, j session.Journal) error {
+	log, err := telemetry.OpenLog(telemetry.LogConfig{
+		Path:    telemetry.LogPath(sr.stateDir, conv.ID()),
+		Debug:   sr.debug,
+		OnError: sr.logFailed,
+	})
+	if err != nil {
+		// The log is telemetry: a run goes on without it.
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; the run goes on without an event log\n", oneLine(err.Error()))
+	}
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.id, sr.conv, sr.journal, sr.log = conv.ID(), conv, j, log
+	return nil
+}
+
+func (sr *sessionRun) logFailed(err error) {
+	if !sr.logWarned {
+		sr.logWarned = true
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+	}
+}
+
+// setupTracing starts the OTLP pipeline when the environment asks for it.
+func (sr *sessionRun) setupTracing(ctx context.Context, cfg *config.Config) error {
+	tr, err := telemetry.SetupOTLP(ctx, sr.app.Getenv, versionString(version, readBuildInfo()))
+	if err != nil {
+		return err
+	}
+	if tr == nil {
+		return nil
+	}
+	sr.tracing = tr
+	sr.tracer = telemetry.NewTracer(telemetry.TracerConfig{
+		Provider: tr.Provider, Model: cfg.Model.Model, ProviderName: cfg.Model.Provider,
+		CaptureContent: tr.CaptureContent, Debug: sr.debug,
+	})
+	return nil
+}
+
+// ID returns the current session's id.
+func (sr *sessionRun) ID() string {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return sr.id
+}
+
+// Conversation returns the current session's conversation.
+func (sr *sessionRun) Conversation() *agent.Conversation {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return sr.conv
+}
+
+// Resumed returns what resuming found, nil for a new session.
+func (sr *sessionRun) Resumed() *session.Resumed {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return sr.resumed
+}
+
+// input returns the run's input for a headless run given prompt (which
+// may be "" when resuming): a resumed session that ends waiting for the
+// model continues with no new message.
+func (sr *sessionRun) input(prompt string) (string, error) {
+	if strings.TrimSpace(prompt) != "" {
+		return prompt, nil
+	}
+	if res := sr.Resumed(); res != nil && res.AwaitsModel() {
+		return "", nil
+	}
+	if sr.Resumed() != nil {
+		return "", usagef("session %s is not waiting for the model; give a PROMPT to continue it", sr.ID())
+	}
+	return "", usagef("missing PROMPT: rein run [flags] PROMPT (use - to read it from stdin)")
+}
+
+// restart closes the current session and starts a new one (chat's
+// /clear); it returns the new conversation.
+func (sr *sessionRun) restart(ctx context.Context) (*agent.Conversation, error) {
+	if err := sr.detach(); err != nil {
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+	}
+	sr.mu.Lock()
+	sr.resumed = nil
+	sr.mu.Unlock()
+	if err := sr.startNew(ctx); err != nil {
+		return nil, err
+	}
+	return sr.Conversation(), nil
+}
+
+// Append implements agent.Journal on the current session.
+func (sr *sessionRun) Append(ctx context.Context, ev agent.Event) error {
+	sr.mu.Lock()
+	j := sr.journal
+	sr.mu.Unlock()
+	if j == nil {
+		return errors.New("no session is open")
+	}
+	return j.Append(ctx, ev)
+}
+
+// OnEvent implements agent.Hook: the event log and the tracer.
+func (sr *sessionRun) OnEvent(ctx context.Context, ev agent.Event) {
+	sr.mu.Lock()
+	log := sr.log
+	sr.mu.Unlock()
+	if log != nil {
+		log.OnEvent(ctx, ev)
+	}
+	if sr.tracer != nil {
+		sr.tracer.OnEvent(ctx, ev)
+	}
+}
+
+// detach closes the current session's journal and log.
+func (sr *sessionRun) detach() error {
+	sr.mu.Lock()
+	j, log := sr.journal, sr.log
+	sr.journal, sr.log = nil, nil
+	sr.mu.Unlock()
+	var err error
+	if j != nil {
+		err = j.Close()
+	}
+	if log != nil {
+		log.Close()
+	}
+	return err
+}
+
+// close commits and closes everything, flushing traces within
+// telemetryShutdown. Telemetry problems are reported as one warning line
+// each; they do not change the run's exit status.
+func (sr *sessionRun) close() {
+	if err := sr.detach(); err != nil {
+		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", oneLine(err.Error()))
+	}
+	if err := sr.store.Close(); err != nil {
+		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", oneLine(err.Error()))
+	}
+	if sr.tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), telemetryShutdown)
+		defer cancel()
+		if err := sr.tracing.Shutdown(ctx); err != nil {
+			fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		}
+	}
+}
+
+// registerSecrets registers every credential rein knows of so that no
+// store, log, trace or message shows it: the configured API key and the
+// keys in the environment, whichever provider they belong to.
+func registerSecrets(cfg *config.Config, getenv func(string) string) {
+	values := []string{cfg.Model.APIKey.Reveal()}
+	for _, name := range []string{"REIN_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", cfg.Model.APIKeyEnv} {
+		if name != "" {
+			values = append(values, getenv(name))
+		}
+	}
+	redact.Register(values...)
+}
+
+func truthy(s string) bool {
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	return err == nil && b
+}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/session"
+	"github.com/reinharness/rein/telemetry"
+	"github.com/reinharness/rein/telemetry/redact"
+)
+
+// NewSessionsCommand returns `rein sessions list|show ID|rm ID…`, which
+// inspect and delete the sessions stored under the state directory.
+func NewSessionsCommand(a *App) *cobra.Command {
+	var dirFlag string
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show and delete stored sessions",
+		Long: `Every run and chat is recorded as a session in the state directory
+($XDG_STATE_HOME/rein or ~/.local/state/rein; --state-dir overrides it).
+Resume one with rein run --session ID or --continue (the latest of the
+workspace); --fork continues a copy. An ID may be shortened to any unique
+prefix.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.PersistentFlags().StringVar(&dirFlag, "state-dir", "", "directory for rein's state (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
+	sc := &sessionsCmd{app: a, dirFlag: &dirFlag}
+	cmd.AddCommand(sc.listCommand(), sc.showCommand(), sc.rmCommand())
+	return cmd
+}
+
+// sessionsCmd holds what the sessions subcommands share.
+type sessionsCmd struct {
+	app     *App
+	dirFlag *string
+}
+
+// open opens the store; ok is false when there is no store yet (nothing
+// was ever recorded), which the subcommands report without creating one.
+func (c *sessionsCmd) open(ctx context.Context) (store *session.SQLite, dir string, ok bool, err error) {
+	dir = stateDir(*c.dirFlag, c.app.Getenv)
+	if dir == "" {
+		return nil, "", false, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
+	}
+	path := filepath.Join(dir, session.DatabaseFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, dir, false, nil
+	}
+	store, err = session.Open(ctx, session.Config{Path: path})
+	if err != nil {
+		return nil, dir, false, err
+	}
+	return store, dir, true, nil
+}
+
+// failed prints err as one line and returns exit status 1, or 2 for a
+// usage error.
+func (c *sessionsCmd) failed(err error) error {
+	return c.app.fail(err, nil)
+}
+
+func (c *sessionsCmd) listCommand() *cobra.Command {
+	var (
+		ws     string
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions across workspaces, most recent first",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			filter := session.Filter{Limit: limit}
+			if ws != "" {
+				abs, err := c.app.workspace(ws)
+				if err != nil {
+					return err
+				}
+				filter.Workspace = abs
+			}
+			store, _, ok, err := c.open(cmd.Context())
+			if err != nil {
+				return c.failed(err)
+			}
+			var list []session.Info
+			if ok {
+				defer store.Close()
+				if list, err = store.List(cmd.Context(), filter); err != nil {
+					return c.failed(err)
+				}
+			}
+			if asJSON {
+				return writeJSONLines(c.app.Stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.app.Stderr, "no sessions yet; rein run and rein chat record them")
+				return nil
+			}
+			printSessions(c.app.Stdout, list)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&ws, "workspace", "C", "", "only sessions of this workspace directory")
+	cmd.Flags().IntVar(&limit, "limit", session.DefaultListLimit, "show at most this many sessions (0 or less: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per session")
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if limit <= 0 {
+			limit = -1
+		}
+		return nil
+	}
+	return cmd
+}
+
+// printSessions prints a table: id, last update, status, events,
+// workspace, title.
+func printSessions(w io.Writer, list []session.Info) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tEVENTS\tWORKSPACE\tTITLE")
+	for _, in := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"),
+			in.Status, in.Events, in.Workspace, clipRunes(in.Title, 60))
+	}
+	tw.Flush()
+}
+
+func (c *sessionsCmd) showCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session's conversation (--json: its events)",
+		Args:  exactlyOneID("show"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			store, _, ok, err := c.open(ctx)
+			if err != nil {
+				return c.failed(err)
+			}
+			if !ok {
+				return c.failed(fmt.Errorf("%w: no session %q; nothing has been recorded yet", session.ErrNotFound, args[0]))
+			}
+			defer store.Close()
+			info, err := store.Get(ctx, args[0])
+			if err != nil {
+				return c.failed(err)
+			}
+			if asJSON {
+				return c.showJSON(ctx, store, info.ID)
+			}
+			return c.showText(ctx, store, info)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stored events, one JSON object per line")
+	return cmd
+}
+
+func (c *sessionsCmd) showJSON(ctx context.Context, store session.Store, id string) error {
+	enc := json.NewEncoder(c.app.Stdout)
+	for r, err := range store.Events(ctx, id) {
+		if err != nil {
+			return c.failed(err)
+		}
+		if err := enc.Encode(r.Event); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// showText prints the session's header and a transcript: prompts,
+// answers, tool calls with their decisions and results, and outcomes.
+func (c *sessionsCmd) showText(ctx context.Context, store session.Store, info session.Info) error {
+	w := c.app.Stdout
+	fmt.Fprintf(w, "session   %s\nworkspace %s\n", info.ID, info.Workspace)
+	if info.Parent != "" {
+		fmt.Fprintf(w, "forked    from %s\n", info.Parent)
+	}
+	fmt.Fprintf(w, "created   %s\nupdated   %s\nstatus    %s\nmodel     %s\ntokens    %d in, %d out\nevents    %d\n",
+		info.Created.Local().Format(time.DateTime), info.Updated.Local().Format(time.DateTime), info.Status,
+		orDash(info.Model), info.Usage.InputTokens, info.Usage.OutputTokens, info.Events)
+	for r, err := range store.Events(ctx, info.ID) {
+		if err != nil {
+			return c.failed(err)
+		}
+		showEvent(w, r.Event)
+	}
+	return nil
+}
+
+// showEvent prints one event of a transcript, or nothing for events that
+// only matter to machines.
+func showEvent(w io.Writer, ev agent.Event) {
+	switch ev.Type {
+	case agent.EventMessage:
+		if ev.Message == nil {
+			return
+		}
+		switch ev.Message.Role {
+		case model.RoleUser:
+			fmt.Fprintf(w, "\n> %s\n", indent(ev.Message.Text()))
+		case model.RoleAssistant:
+			if t := ev.Message.Text(); t != "" {
+				fmt.Fprintf(w, "\n%s\n", t)
+			}
+		}
+	case agent.EventToolCall:
+		if c := ev.ToolCall; c != nil {
+			fmt.Fprintf(w, "  → %s %s\n", c.Name, clipRunes(string(c.Args), maxToolLine))
+		}
+	case agent.EventToolDecision:
+		if d := ev.Decision; d != nil && d.Action != "allow" {
+			fmt.Fprintf(w, "    %s by %s: %s\n", d.Action, orDash(d.By), clipRunes(d.Reason, maxDenialLine))
+		}
+	case agent.EventToolResult:
+		if r := ev.ToolResult; r != nil {
+			mark := "←"
+			if r.IsError {
+				mark = "✗"
+			}
+			fmt.Fprintf(w, "  %s %s\n", mark, clipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine))
+		}
+	case agent.EventCompaction:
+		if ci := ev.Compaction; ci != nil {
+			fmt.Fprintf(w, "  [context: %s kept %d messages, omitted %d]\n", ci.Strategy, ci.KeptMessages, ci.OmittedMessages)
+		}
+	case agent.EventSessionCompleted:
+		if o := ev.Outcome; o != nil {
+			line := fmt.Sprintf("  [run %s after %s, %s]", o.Kind, plural(o.Steps, "model call"), plural(o.ToolCalls, "tool call"))
+			if o.Reason != "" {
+				line += ": " + o.Reason
+			}
+			fmt.Fprintln(w, line)
+		}
+	case agent.EventError:
+		fmt.Fprintf(w, "  [error: %s]\n", oneLine(ev.Err))
+	}
+}
+
+func (c *sessionsCmd) rmCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm ID…",
+		Short: "Delete sessions and their event logs",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("rm needs at least one session ID; rein sessions list shows them")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			store, dir, ok, err := c.open(ctx)
+			if err != nil {
+				return c.failed(err)
+			}
+			if !ok {
+				return c.failed(fmt.Errorf("%w: no session %q; nothing has been recorded yet", session.ErrNotFound, args[0]))
+			}
+			defer store.Close()
+			for _, id := range args {
+				info, err := store.Get(ctx, id)
+				if err == nil {
+					err = store.Delete(ctx, info.ID)
+				}
+				if err != nil {
+					return c.failed(err)
+				}
+				if err := os.Remove(telemetry.LogPath(dir, info.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					fmt.Fprintf(c.app.Stderr, "rein: warning: removing the event log of %s: %v\n", info.ID, err)
+				}
+				fmt.Fprintf(c.app.Stderr, "deleted session %s\n", info.ID)
+			}
+			return nil
+		},
+	}
+}
+
+// exactlyOneID is the argument check of commands taking one session ID.
+func exactlyOneID(name string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("%s takes one session ID (got %d arguments); rein sessions list shows them", name, len(args))
+		}
+		return nil
+	}
+}
+
+// writeJSONLines writes each value as one line of JSON.
+func writeJSONLines[T any](w io.Writer, vs []T) error {
+	enc := json.NewEncoder(w)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clipRunes shortens s to n runes, marking the cut, and redacts it: a
+// transcript is output like any other.
+func clipRunes(s string, n int) string {
+	s = redact.String(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ") }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
