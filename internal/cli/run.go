@@ -32,6 +32,13 @@ The answer streams to stdout; tool activity is shown on stderr. With
 --output-format json rein prints one object at the end; with stream-json, one
 JSON object per event. PROMPT "-" reads the prompt from stdin.
 
+The model works in the workspace (-C, default the current directory) with
+rein's coding tools: files are changed only inside it, and commands run there
+under the sandbox ([sandbox] in the config). The policy preset (--preset
+read-only|editor|full) and [policy] rules decide each call; calls the policy
+asks about are put to you on a terminal, denied without one (--approve never)
+or allowed (--approve auto). Hard denials are never lifted.
+
 Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 4 blocked, 130 interrupted.`,
 		Args: func(cmd *cobra.Command, args []string) error {
