@@ -75,3 +75,34 @@ func TestApplyPatchDeclaresPaths(t *testing.T) {
 		t.Errorf("Paths = %q, %v; want [x]", got, err)
 	}
 }
+
+// FuzzPatchPaths feeds apply_patch arguments of any shape to the policy's
+// path extraction: it never panics, and what it returns is a list of
+// distinct, non-empty paths or an error, never both.
+func FuzzPatchPaths(f *testing.F) {
+	f.Add([]byte(`{"patch":"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}`))
+	f.Add([]byte(`{"patch":"diff --git a/a b/b\nrename from a\nrename to b\n"}`))
+	f.Add([]byte(`{"patch":"--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+x\n"}`))
+	f.Add([]byte(`{"patch":""}`))
+	f.Add([]byte(`{"patch":1}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		paths, err := PatchPaths(args)
+		if err != nil {
+			if paths != nil {
+				t.Fatalf("PatchPaths returned %q with error %v", paths, err)
+			}
+			return
+		}
+		if len(paths) == 0 {
+			t.Fatal("PatchPaths found a patch but no paths")
+		}
+		seen := map[string]bool{}
+		for _, p := range paths {
+			if p == "" || seen[p] {
+				t.Fatalf("paths %q: empty or repeated entry", paths)
+			}
+			seen[p] = true
+		}
+	})
+}
