@@ -172,6 +172,7 @@ type fieldError struct {
 	msg string
 }
 
+// Error implements error.
 func (e *fieldError) Error() string { return e.key + ": " + e.msg }
 
 func ferr(key, format string, args ...any) *fieldError {
@@ -267,6 +268,9 @@ func (c ServerConfig) checkHTTP() *fieldError {
 	}
 	if c.BearerTokenEnvVar != "" && !envNameRE.MatchString(c.BearerTokenEnvVar) {
 		return ferr("bearer_token_env_var", "%q is not a valid environment variable name", clip(c.BearerTokenEnvVar, 40))
+	}
+	if c.OAuth != nil && c.OAuth.RedirectURL == "" {
+		return ferr("oauth.redirect_url", "is required: the URL the authorization server redirects to")
 	}
 	if c.OAuth != nil && c.OAuth.ClientMetadataURL != "" {
 		if u, err := url.Parse(c.OAuth.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Path == "" || u.Path == "/" {

@@ -80,6 +80,28 @@ enabled = false
 	}
 }
 
+func TestParseSectionsOAuth(t *testing.T) {
+	servers, _, err := loadTOML(t, `
+[mcp_servers.remote]
+url = "https://example.com/mcp"
+[mcp_servers.remote.oauth]
+client_id = "rein"
+client_secret_env_var = "REMOTE_SECRET"
+redirect_url = "http://127.0.0.1:53682/callback"
+scopes = ["read"]
+`, map[string]string{"REMOTE_SECRET": "shh-secret-value"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &OAuthConfig{ClientID: "rein", ClientSecret: "shh-secret-value", RedirectURL: "http://127.0.0.1:53682/callback", Scopes: []string{"read"}}
+	if diff := cmp.Diff(want, servers[0].OAuth); diff != "" {
+		t.Errorf("oauth (-want +got):\n%s", diff)
+	}
+	if _, _, err := loadTOML(t, "[mcp_servers.r]\nurl = \"https://h/\"\n[mcp_servers.r.oauth]\nredirect_url = \"http://127.0.0.1/cb\"\nclient_secret_env_var = \"NOPE\"\n", nil); err == nil || !strings.Contains(err.Error(), "mcp_servers.r.oauth.client_secret_env_var: $NOPE is not set") {
+		t.Errorf("unset secret variable: %v", err)
+	}
+}
+
 func TestParseSectionsLaterLayerWins(t *testing.T) {
 	root := t.TempDir()
 	user := filepath.Join(root, "user.toml")
@@ -278,7 +300,8 @@ func TestValidate(t *testing.T) {
 		{ServerConfig{Name: "a_", Command: "x"}, "may use only"},
 		{ServerConfig{Name: "a-b_c", Command: "x"}, ""},
 		{ServerConfig{Name: "h", URL: "http://user:pw@h/"}, "must not carry credentials"},
-		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{ClientMetadataURL: "http://x/y"}}, "client_metadata_url"},
+		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{RedirectURL: "http://127.0.0.1:9/cb", ClientMetadataURL: "http://x/y"}}, "client_metadata_url"},
+		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{}}, "oauth.redirect_url: is required"},
 		{ServerConfig{Name: "h", Command: "x", EnabledTools: []string{""}}, "must not be empty"},
 	} {
 		err := tc.sc.Validate()

@@ -61,7 +61,7 @@ func (s *server) connectStdio(ctx context.Context) (*session, *stdioConn, error)
 	if err == nil || !probeTimedOut.Load() || ctx.Err() != nil || s.cfg.ProtocolVersion != "" {
 		return sess, conn, err
 	}
-	s.m.logger.Info("mcp: discover probe unanswered and initialize failed; retrying without a probe bound", "server", s.cfg.Name, "error", err)
+	s.m.logger.Info("mcp: discover probe unanswered and initialize failed; retrying without a probe bound", "server", s.cfg.Name, "error", s.redact(err))
 	_ = conn.Close()
 	sess2, conn2, err2 := s.stdioAttempt(ctx, ProtocolModern, 0, nil)
 	if err2 == nil {
@@ -95,10 +95,13 @@ func (s *server) connectHTTP(ctx context.Context) (*session, error) {
 	delay := 100 * time.Millisecond
 	for {
 		sess, trip, err := s.httpAttempt(ctx)
+		if err != nil && trip != nil && trip.sawUnauthorized() && s.cfg.OAuth == nil {
+			return nil, fmt.Errorf("%w; the server requires authorization: set bearer_token_env_var (or headers), or configure [mcp_servers.%s.oauth]", err, s.cfg.Name)
+		}
 		if err == nil || ctx.Err() != nil || !(errors.Is(err, syscall.ECONNREFUSED) || (trip != nil && trip.sawTransient())) {
 			return sess, err
 		}
-		s.m.logger.Debug("mcp: transient connection failure, retrying", "server", s.cfg.Name, "error", err)
+		s.m.logger.Debug("mcp: transient connection failure, retrying", "server", s.cfg.Name, "error", s.redact(err))
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():

@@ -113,8 +113,9 @@ func TestHTTPHeadersAndBearer(t *testing.T) {
 		t.Errorf("tools of a refused server: %d", len(tools))
 	}
 	p := pr.all()
-	if len(p) != 1 || strings.Contains(p[0].Err.Error(), "wrong-token") || !strings.Contains(p[0].Err.Error(), "Unauthorized") {
-		t.Errorf("problems = %v, want one naming the 401 without the token", p)
+	if len(p) != 1 || strings.Contains(p[0].Err.Error(), "wrong-token") || !strings.Contains(p[0].Err.Error(), "Unauthorized") ||
+		!strings.Contains(p[0].Err.Error(), "the server requires authorization") {
+		t.Errorf("problems = %v, want one naming the 401 and the fix, without the token", p)
 	}
 
 	delete(env, "MCP_TOKEN")

@@ -25,6 +25,7 @@ type httpTrip struct {
 	mu        sync.Mutex
 	refused   int  // the first 4xx to a POST other than the discover probe
 	transient bool // a 429 or 5xx was seen: the server may be starting
+	unauth    bool // a 401 or 403 was seen
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -41,11 +42,14 @@ func (t *httpTrip) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		t.mu.Lock()
+	t.mu.Lock()
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		t.transient = true
-		t.mu.Unlock()
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		t.unauth = true
 	}
+	t.mu.Unlock()
 	if req.Method == http.MethodPost && resp.StatusCode >= 400 && resp.StatusCode < 500 &&
 		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden &&
 		req.Header.Get("Mcp-Method") != "server/discover" {
@@ -63,6 +67,12 @@ func (t *httpTrip) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &limitedBody{rc: resp.Body, left: t.limit}
 	}
 	return resp, nil
+}
+
+func (t *httpTrip) sawUnauthorized() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unauth
 }
 
 func (t *httpTrip) sawTransient() bool {
@@ -85,6 +95,7 @@ type limitedBody struct {
 
 var errBodyTooLarge = errors.New("the server's response exceeds rein's per-message limit; ask for less output")
 
+// Read implements io.Reader, failing past the budget.
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
 		return 0, errBodyTooLarge
@@ -97,6 +108,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close implements io.Closer.
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // sseTransport wraps the SDK's legacy HTTP+SSE client transport, whose
@@ -127,6 +139,7 @@ type cancelConn struct {
 	cancel context.CancelFunc
 }
 
+// Close implements sdk.Connection, ending the stream too.
 func (c *cancelConn) Close() error {
 	err := c.Connection.Close()
 	c.cancel()

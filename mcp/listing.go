@@ -177,7 +177,7 @@ func (s *server) toolsForModel(ctx context.Context) ([]tool.Tool, error) {
 	}
 	if err := s.refreshListing(ctx, sess, false); err != nil {
 		// Keep offering the tools rein knows; the failure surfaces on calls.
-		s.m.logger.Warn("mcp: refreshing the tool list failed", "server", s.cfg.Name, "error", err)
+		s.m.logger.Warn("mcp: refreshing the tool list failed", "server", s.cfg.Name, "error", s.redact(err))
 	}
 	return s.adapt(), nil
 }

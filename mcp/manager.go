@@ -58,7 +58,8 @@ type Config struct {
 	// concurrently.
 	OnProblem func(Problem)
 	// OnToolsChanged is called when a server says its tools changed; the
-	// next Tools call returns the new set.
+	// next Tools call returns the new set. It is called on an SDK
+	// goroutine and must return quickly.
 	OnToolsChanged func(server string)
 	// MaxMessageBytes bounds one message from a server (default
 	// DefaultMaxMessageBytes).
@@ -220,7 +221,13 @@ func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
 	wg.Wait()
 	if len(errs) > 0 {
 		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-		return nil, errors.Join(errs...)
+		// One line, each cause still reachable with errors.Is.
+		format := strings.TrimSuffix(strings.Repeat("%w; ", len(errs)), "; ")
+		args := make([]any, len(errs))
+		for i, e := range errs {
+			args[i] = e
+		}
+		return nil, fmt.Errorf(format, args...)
 	}
 	slices.SortFunc(out, func(a, b tool.Tool) int { return strings.Compare(a.Spec().Name, b.Spec().Name) })
 	return out, nil

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -153,7 +152,3 @@ func (s *server) readResource(ctx context.Context, args json.RawMessage) (*tool.
 	}
 	return &tool.Result{Content: b.String()}, nil
 }
-
-// errNoResources is returned for resource operations on a server without
-// the capability.
-var errNoResources = errors.New("the server does not offer resources")

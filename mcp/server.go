@@ -139,7 +139,7 @@ func (s *server) dial(done chan struct{}) {
 		err = s.explain(ctx, err, conn)
 	}
 	s.mu.Lock()
-	s.dialing = nil
+	s.dialing, s.trying = nil, nil
 	switch {
 	case s.closed:
 		if err == nil {
@@ -338,6 +338,11 @@ func processFacts(c *stdioConn) []string {
 	return facts
 }
 
+// redact renders err for a log line, without secrets.
+func (s *server) redact(err error) string {
+	return httpx.Redact(s.scrub.scrub(oneLine(err.Error())))
+}
+
 // closedByPeer reports an error that only says the connection went away.
 func closedByPeer(err error) bool {
 	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
@@ -350,5 +355,8 @@ type serverError struct {
 	err    error
 }
 
+// Error implements error.
 func (e *serverError) Error() string { return fmt.Sprintf("mcp server %q: %s", e.server, e.msg) }
+
+// Unwrap returns the underlying error.
 func (e *serverError) Unwrap() error { return e.err }

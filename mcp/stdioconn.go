@@ -236,6 +236,7 @@ type garbageError struct {
 	first string
 }
 
+// Error implements error.
 func (e *garbageError) Error() string {
 	return fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout (%d line(s), first %q); an MCP stdio server must write only protocol messages to stdout and its logs to stderr", e.lines, e.first)
 }

@@ -158,6 +158,7 @@ type accept struct {
 	content map[string]any
 }
 
+// Elicit implements mcp.Interaction.
 func (a accept) Elicit(context.Context, *mcp.Elicitation) (*mcp.ElicitationResponse, error) {
 	return &mcp.ElicitationResponse{Action: "accept", Content: a.content}, nil
 }
