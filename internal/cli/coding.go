@@ -64,7 +64,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	h := &harness{ws: ws}
-	if err := h.build(cfg, o, layers, approved, home); err != nil {
+	if err := h.build(cfg, layers, approved, home); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools, the policy engine and the system prompt.
-func (h *harness) build(cfg *config.Config, o harnessOptions, layers []policy.Layer, approved policy.ApprovedStore, home string) error {
+func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string) error {
 	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
