@@ -307,6 +307,9 @@ func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error 
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		parts = append(parts, fmt.Sprintf("did not finish connecting within %v (startup_timeout)", s.cfg.StartupTimeout))
+	case conn != nil && conn.garbage() != nil:
+		// The SDK's wrapping ("connection closed: calling …") adds nothing.
+		parts = append(parts, conn.garbage().Error())
 	case conn != nil && closedByPeer(err) && conn.p.waitExit(300*time.Millisecond):
 		// The process died: its exit and stderr say why; the SDK's
 		// "connection closed" says nothing more.
@@ -315,7 +318,11 @@ func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error 
 		parts = append(parts, oneLine(err.Error()))
 	}
 	if conn != nil {
-		parts = append(parts, processFacts(conn)...)
+		for _, f := range processFacts(conn) {
+			if !strings.Contains(parts[0], f) {
+				parts = append(parts, f)
+			}
+		}
 	}
 	msg := httpx.Redact(s.scrub.scrub(strings.Join(parts, "; ")))
 	return &serverError{server: s.cfg.Name, msg: msg, err: err}

@@ -264,16 +264,25 @@ func (c *stdioConn) tooLarge(o *oversize) jsonrpc.Message {
 	return nil
 }
 
-// problem describes what went wrong with the stream, for an error
-// message: garbage, stray lines or dropped messages; "" when nothing did.
-func (c *stdioConn) problem() string {
+// garbage returns the error that ended reading when the server's stdout
+// turned out not to be JSON-RPC, else nil.
+func (c *stdioConn) garbage() *garbageError {
 	select {
 	case <-c.done:
 		var ge *garbageError
 		if errors.As(c.readErr, &ge) {
-			return ge.Error()
+			return ge
 		}
 	default:
+	}
+	return nil
+}
+
+// problem describes what went wrong with the stream, for an error
+// message: garbage, stray lines or dropped messages; "" when nothing did.
+func (c *stdioConn) problem() string {
+	if ge := c.garbage(); ge != nil {
+		return ge.Error()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
