@@ -17,7 +17,7 @@ func TestHasInitialize(t *testing.T) {
 		{`[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":1,"method":"initialize"}]`, true},
 		{`{"jsonrpc":"2.0","id":1,"method":"\u0069nitialize"}`, true}, // JSON escapes decode to the same name
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, false},
-		{`{"jsonrpc":"2.0","method":"initialize"}`, false},          // a notification, not a request
+		{`{"jsonrpc":"2.0","method":"initialize"}`, false},           // a notification, not a request
 		{`{"jsonrpc":"2.0","id":null,"method":"initialize"}`, false}, // a null id is no request id
 		{`{"jsonrpc":"2.0","id":1,"METHOD":"initialize"}`, false},    // member names are case-sensitive
 		{`{"jsonrpc":"2.0","id":1,"method":"Initialize"}`, false},
