@@ -160,13 +160,22 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ValidateOrigin checks that origin can be given in Config.AllowedOrigins:
+// an http or https scheme://host[:port] with nothing else.
+func ValidateOrigin(origin string) error {
+	if _, _, ok := canonicalOrigin(origin); !ok {
+		return fmt.Errorf("%q is not an origin; write it as scheme://host[:port], e.g. https://app.example:8443", origin)
+	}
+	return nil
+}
+
 // normalizeOrigins checks and canonicalises Config.AllowedOrigins.
 func normalizeOrigins(origins []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(origins))
 	for _, o := range origins {
 		canon, _, ok := canonicalOrigin(o)
 		if !ok {
-			return nil, fmt.Errorf("%w: allowed origin %q is not an origin; write it as scheme://host[:port], e.g. https://app.example:8443", ErrConfig, o)
+			return nil, fmt.Errorf("%w: allowed origin %w", ErrConfig, ValidateOrigin(o))
 		}
 		out[canon] = true
 	}

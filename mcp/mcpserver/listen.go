@@ -15,9 +15,14 @@ import (
 // EndpointPath is where ListenAndServe and Serve mount the MCP endpoint.
 const EndpointPath = "/mcp"
 
-// ErrNotLoopback reports an address beyond this machine while
-// Config.AllowRemote is off.
-var ErrNotLoopback = errors.New("mcpserver: refusing to listen beyond loopback")
+// Listen's errors.
+var (
+	// ErrNotLoopback reports an address beyond this machine while
+	// Config.AllowRemote is off.
+	ErrNotLoopback = errors.New("mcpserver: refusing to listen beyond loopback")
+	// ErrAddress reports a listen address that is not host:port.
+	ErrAddress = errors.New("mcpserver: invalid listen address")
+)
 
 // ListenAndServe listens on addr (see Listen) and serves the MCP endpoint
 // at EndpointPath until ctx ends, then shuts down gracefully (see Serve).
@@ -65,7 +70,7 @@ func splitAddr(addr string) (host, port string, err error) {
 	}
 	host, port, err = net.SplitHostPort(addr)
 	if err != nil {
-		return "", "", fmt.Errorf("mcpserver: invalid listen address %q: write it as host:port, e.g. 127.0.0.1:8765", addr)
+		return "", "", fmt.Errorf("%w %q: write it as host:port, e.g. 127.0.0.1:8765", ErrAddress, addr)
 	}
 	if host == "" {
 		host = "127.0.0.1"
