@@ -15,3 +15,17 @@ func Exec(s *SQLite, query string, args ...any) error {
 	_, err := s.db.ExecContext(context.Background(), query, args...)
 	return err
 }
+
+// Rebuild decodes stored payloads as Load does and folds them into a
+// Snapshot, for the fuzz target of the decoder and the rebuild.
+func Rebuild(payloads [][]byte) (*Snapshot, error) {
+	b := newRebuilder(Info{ID: "fuzz"})
+	for i, p := range payloads {
+		ev, err := decodeState(p)
+		if err != nil {
+			return nil, corruptEvent("fuzz.db", "fuzz", int64(i+1), err)
+		}
+		b.add(ev)
+	}
+	return b.finish(), nil
+}

@@ -17,7 +17,10 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/reinharness/rein/internal/secret"
 )
 
 // Sync chooses how hard a commit tries to reach the disk.
@@ -209,12 +212,31 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 	db.SetMaxOpenConns(1)
 	v, err := readVersion(ctx, db)
 	if err != nil {
-		return 0, true, err
+		return 0, true, examineError(path, err)
 	}
 	if v > SchemaVersion {
 		return v, true, errNewer(v)
 	}
 	return v, true, nil
+}
+
+// examineError classifies an error met while examining an existing file
+// read-only. Anything but a lock, an access problem, an I/O error or
+// cancellation means SQLite cannot use the file ("unsupported file
+// format", a malformed schema, …): for rein it is damaged.
+func examineError(path string, err error) error {
+	if errors.Is(err, errForeign) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
+			sqlite3.SQLITE_READONLY, sqlite3.SQLITE_AUTH, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_INTERRUPT:
+			return err
+		}
+	}
+	return corruptError(path, secret.Redact(err.Error()))
 }
 
 // checkHeader refuses files that do not start with the SQLite magic.

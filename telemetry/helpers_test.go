@@ -49,6 +49,12 @@ func echoCall(id, text string) model.ToolCall {
 // given hooks; it returns the outcome.
 func runWith(t *testing.T, p model.Provider, input string, hooks ...agent.Hook) *agent.Outcome {
 	t.Helper()
+	return runAs(t, "run-1", p, input, hooks...)
+}
+
+// runAs is runWith on a conversation with the given id.
+func runAs(t *testing.T, id string, p model.Provider, input string, hooks ...agent.Hook) *agent.Outcome {
+	t.Helper()
 	set, err := tool.NewSet(echoTool())
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +68,7 @@ func runWith(t *testing.T, p model.Provider, input string, hooks ...agent.Hook) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, _ := a.RunToEnd(ctx, agent.NewConversation("run-1"), input)
+	out, _ := a.RunToEnd(ctx, agent.NewConversation(id), input)
 	if out == nil {
 		t.Fatal("no outcome")
 	}

@@ -145,8 +145,7 @@ func TestTracerOnConcurrentRuns(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
-			_ = i
-			runWith(t, twoToolTurns("x"), "go", tr)
+			runAs(t, fmt.Sprintf("run-%d", i), twoToolTurns("x"), "go", tr)
 		})
 	}
 	wg.Wait()
