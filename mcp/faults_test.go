@@ -495,3 +495,28 @@ func TestSecretsNotInErrors(t *testing.T) {
 		t.Errorf("problem = %q, want the secret scrubbed", msg)
 	}
 }
+
+// TestToolTimeout: a server's tool_timeout bounds its calls (the tool
+// reports it to tool.Invoke), and the server is told to stop.
+func TestToolTimeout(t *testing.T) {
+	sc, log := fixture(t, "slowpoke", nil)
+	sc.ToolTimeout = 300 * time.Millisecond
+	m, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
+	ctx := testCtx(t, 30*time.Second)
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := tool.Invoke(ctx, toolByName(t, tools, "slowpoke__slow"), json.RawMessage(`{}`), tool.InvokeOptions{Timeout: time.Minute})
+	if d := time.Since(start); !res.IsError || !strings.Contains(res.Content, "timed out after 300ms") || d > 5*time.Second {
+		t.Errorf("after %v: %+v, want a timeout at 300ms", d, res)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(strings.Join(fixtureLog(t, log), " "), "notifications/cancelled") {
+		if time.Now().After(deadline) {
+			t.Fatal("the server was not told the call was cancelled")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

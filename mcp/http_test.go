@@ -228,3 +228,21 @@ func TestHTTPCancel(t *testing.T) {
 		t.Error("the server never saw the cancellation")
 	}
 }
+
+// TestPagination: tools/list pages are followed to the end. (A stateless
+// server speaks 2026-07-28, whose Mcp-Method header lets it count pages.)
+func TestPagination(t *testing.T) {
+	g := newGoServer(t, true, &sdk.ServerOptions{PageSize: 2})
+	for _, n := range []string{"a", "b", "c", "d"} {
+		sdk.AddTool(g.srv, &sdk.Tool{Name: n}, func(context.Context, *sdk.CallToolRequest, textIn) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: n}}}, nil, nil
+		})
+	}
+	m, _ := newManager(t, Config{Servers: []ServerConfig{{Name: "paged", URL: g.url}}})
+	ctx := testCtx(t, 30*time.Second)
+	tools := mustTools(t, ctx, m)
+	if len(tools) != 5 || g.count("tools/list") != 3 {
+		t.Errorf("got %d tools over %d pages, want 5 over 3", len(tools), g.count("tools/list"))
+	}
+	wantContent(t, call(t, ctx, toolByName(t, tools, "paged__d"), `{}`), "d")
+}
