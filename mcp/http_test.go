@@ -232,7 +232,9 @@ func TestHTTPCancel(t *testing.T) {
 // TestPagination: tools/list pages are followed to the end. (A stateless
 // server speaks 2026-07-28, whose Mcp-Method header lets it count pages.)
 func TestPagination(t *testing.T) {
-	g := newGoServer(t, true, &sdk.ServerOptions{PageSize: 2})
+	g := newGoServer(t, true, &sdk.ServerOptions{PageSize: 2, SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) {
+		c.TTLMs, c.CacheScope = 60000, "private"
+	}})
 	for _, n := range []string{"a", "b", "c", "d"} {
 		sdk.AddTool(g.srv, &sdk.Tool{Name: n}, func(context.Context, *sdk.CallToolRequest, textIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: n}}}, nil, nil
