@@ -115,6 +115,10 @@ type ServerConfig struct {
 
 	// Source says where the server was defined ("FILE:LINE"), for messages.
 	Source string
+	// Project is set for servers defined by files in the workspace (its
+	// .mcp.json or .rein/config.toml): a cloned repository controls those,
+	// so a caller may ask before starting them.
+	Project bool
 }
 
 // OAuthConfig configures OAuth 2.1 for an HTTP server. Client

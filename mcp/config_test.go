@@ -127,6 +127,40 @@ func TestParseSectionsLaterLayerWins(t *testing.T) {
 	if len(servers) != 2 || servers[0].URL != "http://127.0.0.1:1/mcp" || servers[0].Command != "" || servers[1].Command != "b" {
 		t.Errorf("servers = %+v, want a from the project layer (url only) and b from the user layer", servers)
 	}
+	if !servers[0].Project || servers[1].Project {
+		t.Errorf("Project = %v, %v; want only the project layer's server marked", servers[0].Project, servers[1].Project)
+	}
+}
+
+// TestLoadServers: .mcp.json servers are overridden by name by the TOML
+// layers, and marked as the project's.
+func TestLoadServers(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers":{"a":{"command":"from-json"},"j":{"url":"http://127.0.0.1:9/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(user, []byte("[mcp_servers.a]\ncommand = \"from-toml\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(string) string { return "" }
+	c, err := config.Load(config.LoadOptions{File: user, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := LoadServers(c, ws, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 2 || servers[0].Command != "from-toml" || servers[0].Project || !servers[1].Project || servers[1].Source != filepath.Join(ws, ".mcp.json") {
+		t.Errorf("servers = %+v", servers)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadServers(c, ws, getenv); err == nil || !strings.Contains(err.Error(), ".mcp.json") {
+		t.Errorf("broken .mcp.json: %v", err)
+	}
 }
 
 func TestParseSectionsErrors(t *testing.T) {

@@ -132,6 +132,7 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		Required:          t.Required,
 		Disabled:          t.Enabled != nil && !*t.Enabled,
 		Source:            sec.Position(name).String(),
+		Project:           sec.Source.Layer == config.LayerProject,
 	}
 	if t.EnabledTools != nil {
 		sc.EnabledTools = append([]string{}, *t.EnabledTools...)
@@ -204,6 +205,7 @@ func LoadServers(c *config.Config, workspace string, getenv func(string) string)
 			return nil, err
 		}
 		for _, sc := range fromJSON {
+			sc.Project = true
 			merged[sc.Name] = sc
 		}
 	}

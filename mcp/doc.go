@@ -30,4 +30,31 @@
 //
 // The client never advertises the roots capability unless Config.Roots is
 // set, and never advertises Tasks.
+//
+// # Configuration
+//
+// A server is a table in config.toml (see ParseSections, LoadServers):
+//
+//	[mcp_servers.fs]                       # stdio
+//	command = "npx"
+//	args = ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}/src"]
+//	env = { DEBUG = "1" }                  # values may use ${VAR} and ${VAR:-default}
+//	env_vars = ["NODE_OPTIONS"]            # passed through from rein's environment
+//	cwd = "tools"
+//	enabled_tools = ["read_text_file"]     # optional allow-list; disabled_tools hides
+//	startup_timeout = "10s"                # or startup_timeout_sec = 10
+//	tool_timeout = "2m"                    # or tool_timeout_sec = 120
+//	probe_timeout = "3s"                   # bound on the server/discover probe
+//	required = true                        # fail the run if it cannot start
+//
+//	[mcp_servers.remote]                   # HTTP
+//	url = "https://example.com/mcp"
+//	transport = "auto"                     # auto | streamable | sse
+//	headers = { X-Team = "core" }          # or http_headers
+//	bearer_token_env_var = "REMOTE_TOKEN"
+//	protocol_version = "2025-06-18"        # pin an era; default: probe and fall back
+//	enabled = false                        # configured but not started
+//
+// or an entry of a .mcp.json file (see ParseMCPJSON), the format other MCP
+// clients share.
 package mcp

@@ -304,7 +304,7 @@ func TestCancelSendsNotification(t *testing.T) {
 // TestProgress: progress notifications reach OnProgress with the call's
 // idempotency key.
 func TestProgress(t *testing.T) {
-	sc, _ := fixture(t, "prog", nil)
+	sc, log := fixture(t, "prog", nil)
 	var (
 		mu  sync.Mutex
 		got []Progress
@@ -332,6 +332,9 @@ func TestProgress(t *testing.T) {
 	}
 	if !slices.Equal(want, got) {
 		t.Errorf("progress = %+v\nwant %+v", got, want)
+	}
+	if !strings.Contains(readFile(t, log), `"`+MetaIdempotencyKey+`":"key-1"`) {
+		t.Error("the call did not carry its idempotency key in _meta")
 	}
 }
 
