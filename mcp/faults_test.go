@@ -523,3 +523,25 @@ func TestToolTimeout(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSlowModernServer: a modern stdio server that starts slower than the
+// probe bound binds its connection to the era of the probe and refuses the
+// initialize fallback; rein then starts it afresh and probes without a
+// bound, ending up in the 2026-07-28 era.
+func TestSlowModernServer(t *testing.T) {
+	sc, log := fixture(t, "slow", map[string]string{"FIXTURE_MODERN": "1", "FIXTURE_SLOW_START": "800ms"})
+	sc.ProbeTimeout = 300 * time.Millisecond
+	m, pr := newManager(t, Config{Servers: []ServerConfig{sc}})
+	ctx := testCtx(t, 30*time.Second)
+	tools, err := m.Tools(ctx)
+	if err != nil || len(tools) != 9 {
+		t.Fatalf("tools = %d, err = %v; problems %v", len(tools), err, pr.all())
+	}
+	if st := m.Status(ctx)[0]; st.Era != ProtocolModern {
+		t.Errorf("era = %q, want %s", st.Era, ProtocolModern)
+	}
+	wantContent(t, call(t, ctx, toolByName(t, tools, "slow__echo"), `{"text":"modern"}`), "echo: modern")
+	if got := strings.Count(strings.Join(fixtureLog(t, log), " "), "server/discover"); got != 2 {
+		t.Errorf("server/discover sent %d times, want 2 (bounded probe, then a fresh unbounded one)", got)
+	}
+}

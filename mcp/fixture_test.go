@@ -103,6 +103,11 @@ type rawMessage struct {
 //	FIXTURE_HANG=1             never answer anything
 //	FIXTURE_GARBAGE=1          write garbage to stdout instead of answering
 //	FIXTURE_BANNER=1           print a banner line to stdout first
+//	FIXTURE_MODERN=1           answer server/discover (2026-07-28) and, like
+//	                           the TypeScript SDK's serveStdio, keep the era
+//	                           the first message chose: initialize after a
+//	                           discover is refused
+//	FIXTURE_SLOW_START=DUR     read nothing for DUR after starting
 //
 // Tools: echo {text}, crash, big {bytes}, slow, progress, elicit, sample,
 // whoami (pid and call count), garbage (answers with garbage).
@@ -147,6 +152,11 @@ func rawServer() int {
 			return nil
 		}
 	}
+	if d, err := time.ParseDuration(os.Getenv("FIXTURE_SLOW_START")); err == nil {
+		time.Sleep(d)
+	}
+	modern := os.Getenv("FIXTURE_MODERN") == "1"
+	opening := "" // the first method received, which fixes the era
 	cancelled := sync.Map{} // request id → chan struct{}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -170,6 +180,9 @@ func rawServer() int {
 		if os.Getenv("FIXTURE_HANG") == "1" {
 			continue
 		}
+		if opening == "" {
+			opening = msg.Method
+		}
 		reply := func(result any) {
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
 		}
@@ -178,10 +191,22 @@ func rawServer() int {
 		}
 		switch msg.Method {
 		case "server/discover":
-			if os.Getenv("FIXTURE_SILENT_DISCOVER") != "1" {
+			switch {
+			case modern:
+				reply(map[string]any{
+					"supportedVersions": []string{ProtocolModern},
+					"capabilities":      map[string]any{"tools": map[string]any{}},
+					"ttlMs":             0, "cacheScope": "private",
+					"_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "raw-fixture", "version": "1"}},
+				})
+			case os.Getenv("FIXTURE_SILENT_DISCOVER") != "1":
 				fail(-32601, "Method not found")
 			}
 		case "initialize":
+			if modern && opening == "server/discover" {
+				fail(-32022, "this connection speaks 2026-07-28; initialize is not accepted after server/discover")
+				continue
+			}
 			var p struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			}
@@ -202,7 +227,7 @@ func rawServer() int {
 			for _, n := range []string{"echo", "crash", "big", "slow", "progress", "elicit", "sample", "whoami", "garbage"} {
 				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 			}
-			reply(map[string]any{"tools": tools})
+			reply(map[string]any{"tools": tools, "ttlMs": 0, "cacheScope": "private"})
 		case "notifications/cancelled":
 			var p struct {
 				RequestID json.RawMessage `json:"requestId"`
