@@ -156,7 +156,7 @@ func rawServer() int {
 		time.Sleep(d)
 	}
 	modern := os.Getenv("FIXTURE_MODERN") == "1"
-	opening := "" // the first method received, which fixes the era
+	opening := ""           // the first method received, which fixes the era
 	cancelled := sync.Map{} // request id → chan struct{}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
