@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,4 +112,33 @@ func oracleInitialize(body []byte) bool {
 		return false
 	}
 	return one(v)
+}
+
+// FuzzOrigin checks the Origin check on hostile headers: it never panics,
+// and an origin it accepts is an http(s) origin naming this machine (or
+// the one configured origin).
+func FuzzOrigin(f *testing.F) {
+	for _, s := range []string{
+		"", "null", "http://localhost", "https://[::1]:443", "http://127.0.0.1.evil", "http://a.localhost.",
+		"https://app.example:8443", "http://[::ffff:127.0.0.1]", "http://%31%32%37.0.0.1", "http://0x7f.1",
+		"javascript:alert(1)", "http://user:pw@localhost", "http://localhost/path", "\x00", "http://[",
+	} {
+		f.Add(s)
+	}
+	s := &Server{origins: map[string]bool{"https://app.example:8443": true}}
+	f.Fuzz(func(t *testing.T, origin string) {
+		if !s.originAllowed(origin) || origin == "" {
+			return
+		}
+		canon, host, ok := canonicalOrigin(origin)
+		if !ok || !(strings.HasPrefix(canon, "http://") || strings.HasPrefix(canon, "https://")) {
+			t.Fatalf("accepted %q, which is not an http(s) origin", origin)
+		}
+		host = strings.TrimSuffix(host, ".") // a fully qualified name
+		if canon != "https://app.example:8443" && host != "localhost" && !strings.HasSuffix(host, ".localhost") {
+			if ip := net.ParseIP(strings.Trim(host, "[]")); ip == nil || !ip.IsLoopback() {
+				t.Fatalf("accepted %q (host %q), which is not loopback", origin, host)
+			}
+		}
+	})
 }
