@@ -52,6 +52,11 @@ func (s *stateSigner) open(state string) (string, error) {
 	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(string(payload))) {
 		return "", errBadState
 	}
+	// The decoder skips newlines and tolerates stray bits; accept only
+	// the exact encoding sign produced, so a state has one spelling.
+	if enc.EncodeToString(payload) != body || enc.EncodeToString(mac) != sig {
+		return "", errBadState
+	}
 	return string(payload), nil
 }
 
