@@ -110,13 +110,20 @@ func (s *Server) AddNativeTool(nt NativeTool) error {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	spec := tool.Spec{Name: nt.Tool.Name, Description: nt.Tool.Description, Effects: nt.Effects}
+	mt := nt.Tool
 	if a := nt.Tool.Annotations; a != nil {
 		spec.Annotations = tool.Annotations{
 			Title: a.Title, ReadOnlyHint: &a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 			IdempotentHint: &a.IdempotentHint, OpenWorldHint: a.OpenWorldHint,
 		}
+		// Claims are listed only as far as the declared effects bear
+		// them out. Absent annotations already read as the protocol's
+		// most cautious defaults, so they are left absent.
+		copied := *nt.Tool
+		copied.Annotations = ToolAnnotations(spec)
+		mt = &copied
 	}
-	return s.addTool(nt.Tool, s.nativeHandler(nt.Handler, spec))
+	return s.addTool(mt, s.nativeHandler(nt.Handler, spec))
 }
 
 // nativeHandler puts a native tool's calls under the policy, the call
