@@ -89,8 +89,10 @@ func TestFeatureCapabilities(t *testing.T) {
 		Prompts: []Prompt{{Prompt: &sdk.Prompt{Name: "p"}, Handler: func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hi"}}}}, nil
 		}}},
-		Resources:   []Resource{{Resource: &sdk.Resource{Name: "r", URI: "test://r"}, Handler: read}},
-		Complete:    func(context.Context, *sdk.CompleteRequest) (*sdk.CompleteResult, error) { return &sdk.CompleteResult{}, nil },
+		Resources: []Resource{{Resource: &sdk.Resource{Name: "r", URI: "test://r"}, Handler: read}},
+		Complete: func(context.Context, *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
+			return &sdk.CompleteResult{}, nil
+		},
 		Subscribe:   func(context.Context, *sdk.SubscribeRequest) error { return nil },
 		Unsubscribe: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
 		Logging:     true,
