@@ -154,6 +154,9 @@ func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
 		return err
 	}
 	sr.resumed = res
+	if ws := res.Snapshot.Info.Workspace; ws != sr.workspace {
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: session %s was recorded in %s; it continues in %s\n", res.Conversation.ID(), ws, sr.workspace)
+	}
 	if n := len(res.Interrupted); n > 0 {
 		names := make([]string, 0, n)
 		for _, c := range res.Interrupted {

@@ -356,3 +356,55 @@ func TestReplayCommand(t *testing.T) {
 		t.Errorf("bad --ignore: exit %d, want 2", code)
 	}
 }
+
+// TestResumeReportsInterruptedCalls resumes a session whose process died
+// while a tool ran: the user is told, and the run continues with no new
+// prompt.
+func TestResumeReportsInterruptedCalls(t *testing.T) {
+	e := newSTEnv(t)
+	cfg := e.config(t, config.Settings{})
+	ctx := context.Background()
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(e.stateDir(), session.DatabaseFile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := store.Create(ctx, session.Info{Workspace: "/elsewhere"})
+	j, _ := store.Journal(ctx, info.ID)
+	c := readCall("c1", "notes.txt")
+	user := model.UserText("read")
+	asst := model.Message{Role: model.RoleAssistant, Parts: []model.Part{model.ToolCallPart(c)}}
+	for _, ev := range []agent.Event{
+		{Type: agent.EventSessionStarted},
+		{Type: agent.EventMessage, Message: &user},
+		{Type: agent.EventMessage, Message: &asst},
+		{Type: agent.EventToolCall, ToolCall: &c},
+		{Type: agent.EventToolDecision, Decision: &agent.Decision{CallID: "c1", Action: "allow"}},
+	} {
+		ev.RunID = info.ID
+		if err := j.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	store.Close()
+
+	a, _, errb := e.app()
+	sr, err := a.openSession(ctx, &sessionFlags{id: info.ID}, "", cfg, e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.close()
+	stderr := errb.String()
+	for _, want := range []string{"was stopped while 1 tool call ran", "read_file (c1)", "was recorded in /elsewhere"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if in, err := sr.input(""); err != nil || in != "" {
+		t.Errorf("input(\"\") = %q, %v; want to continue with no new message", in, err)
+	}
+	msgs := sr.Conversation().Messages()
+	if last := msgs[len(msgs)-1]; last.Role != model.RoleTool || last.Parts[0].ToolResult.Content != session.InterruptedRunning {
+		t.Errorf("the conversation ends with %+v; want the interrupted result", last)
+	}
+}
