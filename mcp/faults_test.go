@@ -227,7 +227,7 @@ func TestGarbageOnStdout(t *testing.T) {
 func TestLargeResult(t *testing.T) {
 	sc, _ := fixture(t, "big", nil)
 	m, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
-	ctx := testCtx(t, 60*time.Second)
+	ctx := testCtx(t, 120*time.Second)
 	tools, err := m.Tools(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -236,10 +236,11 @@ func TestLargeResult(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res := call(t, ctx, big, `{"bytes":20000000}`)
+	// Generous: under -race, decoding 20 MB of JSON takes a while.
+	res := tool.Invoke(ctx, big, json.RawMessage(`{"bytes":20000000}`), tool.InvokeOptions{Timeout: 50 * time.Second})
 	runtime.ReadMemStats(&after)
 	if res.IsError || !res.Truncated || len(res.Content) > tool.DefaultMaxResultBytes+200 {
-		t.Fatalf("result: error=%v truncated=%v len=%d, want a capped success", res.IsError, res.Truncated, len(res.Content))
+		t.Fatalf("result: error=%v truncated=%v len=%d (%.200q), want a capped success", res.IsError, res.Truncated, len(res.Content), res.Content)
 	}
 	if !strings.Contains(res.Content, "[truncated: 20000000 bytes total") {
 		t.Errorf("no truncation marker in %q…", res.Content[len(res.Content)-300:])
