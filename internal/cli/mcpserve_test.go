@@ -76,26 +76,26 @@ func (s *serveApp) exec(ctx context.Context, args ...string) (int, string) {
 	return ExitUsage, err.Error()
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader on
+// serveStderr is a bytes.Buffer safe for a writer and a reader on
 // different goroutines.
-type syncBuffer struct {
+type serveStderr struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *serveStderr) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *serveStderr) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
 
-func callText(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, bool) {
+func serveCall(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -112,7 +112,7 @@ func callText(t *testing.T, cs *sdk.ClientSession, name string, args any) (strin
 	return strings.Join(parts, "\n"), res.IsError
 }
 
-func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
+func serveToolNames(t *testing.T, cs *sdk.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -132,7 +132,7 @@ func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
 func TestMCPServeStdio(t *testing.T) {
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &serveStderr{}
 	s := newServeApp(t, serverIn, serverOut, stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -154,16 +154,16 @@ func TestMCPServeStdio(t *testing.T) {
 	if got := cs.InitializeResult().ServerInfo.Name; got != "rein" {
 		t.Errorf("server name %q", got)
 	}
-	names := toolNames(t, cs)
+	names := serveToolNames(t, cs)
 	for _, want := range []string{"read_file", "write_file", "run_command", "calculator", "now"} {
-		if !contains(names, want) {
+		if !serveHasName(names, want) {
 			t.Errorf("tool %s is not served; got %v", want, names)
 		}
 	}
-	if text, isErr := callText(t, cs, "read_file", map[string]any{"path": "notes.txt"}); isErr || !strings.Contains(text, "hello notes") {
+	if text, isErr := serveCall(t, cs, "read_file", map[string]any{"path": "notes.txt"}); isErr || !strings.Contains(text, "hello notes") {
 		t.Errorf("read_file: isError=%v %q", isErr, text)
 	}
-	text, isErr := callText(t, cs, "run_command", map[string]any{"command": "ls -la"})
+	text, isErr := serveCall(t, cs, "run_command", map[string]any{"command": "ls -la"})
 	if !isErr || !strings.Contains(text, "denied") || !strings.Contains(text, "--approve auto") {
 		t.Errorf("run_command under the editor preset: isError=%v %q; want a denial naming --approve auto", isErr, text)
 	}
@@ -186,7 +186,7 @@ func TestMCPServeStdio(t *testing.T) {
 	}
 }
 
-func contains(ss []string, s string) bool {
+func serveHasName(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
@@ -195,7 +195,7 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-var listenLine = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)`)
+var serveURLLine = regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)`)
 
 // TestMCPServeHTTP serves a subset over HTTP with --approve auto to both
 // eras, then stops on an interrupt with exit 130.
@@ -216,7 +216,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	lines := bufio.NewScanner(stderrR)
 	var url string
 	for url == "" && lines.Scan() {
-		if m := listenLine.FindStringSubmatch(lines.Text()); m != nil {
+		if m := serveURLLine.FindStringSubmatch(lines.Text()); m != nil {
 			url = m[1]
 		}
 	}
@@ -234,13 +234,13 @@ func TestMCPServeHTTP(t *testing.T) {
 		if got := cs.InitializeResult().ProtocolVersion; got != version {
 			t.Errorf("negotiated %s, want %s", got, version)
 		}
-		if diff := cmp.Diff([]string{"calculator", "run_command"}, toolNames(t, cs)); diff != "" {
+		if diff := cmp.Diff([]string{"calculator", "run_command"}, serveToolNames(t, cs)); diff != "" {
 			t.Errorf("--tools subset (-want +got):\n%s", diff)
 		}
-		if text, isErr := callText(t, cs, "calculator", map[string]any{"expression": "6*7"}); isErr || !strings.Contains(text, "42") {
+		if text, isErr := serveCall(t, cs, "calculator", map[string]any{"expression": "6*7"}); isErr || !strings.Contains(text, "42") {
 			t.Errorf("calculator over %s: isError=%v %q", version, isErr, text)
 		}
-		if text, isErr := callText(t, cs, "run_command", map[string]any{"command": "ls"}); isErr || !strings.Contains(text, "notes.txt") {
+		if text, isErr := serveCall(t, cs, "run_command", map[string]any{"command": "ls"}); isErr || !strings.Contains(text, "notes.txt") {
 			t.Errorf("run_command with --approve auto over %s: isError=%v %q", version, isErr, text)
 		}
 		cs.Close()
