@@ -123,9 +123,12 @@ type HookFunc func(ctx context.Context, ev Event)
 // OnEvent implements Hook.
 func (f HookFunc) OnEvent(ctx context.Context, ev Event) { f(ctx, ev) }
 
-// Journal durably records a run. Append is called synchronously for every
-// event before hooks and the caller see it; a tool.call event is appended
-// before its tool runs and tool.result after. Its ctx carries the caller's
+// Journal durably records a run. Append is called for every event before
+// hooks and the caller see it; a tool.call event is appended before its
+// tool runs, and a tool.result as soon as its call finishes — from the
+// goroutine that ran the call, so results of one turn arrive in completion
+// order while hooks and the caller still see them in call order. Calls to
+// Append are serialised; it is never called concurrently by one run. Its ctx carries the caller's
 // values but not its cancellation: a cancelled run's interrupted results
 // and closing events must still be written. An error ends the run Failed
 // with ErrJournal: a run whose record is lost must not go on acting.

@@ -27,6 +27,11 @@ type callState struct {
 	denied bool
 	result model.ToolResult
 	finish bool
+	// recorded is the tool.result event journaled as soon as the call
+	// finished, so a crash later in the turn cannot lose a result that
+	// exists; recordErr is the journal's refusal of it.
+	recorded  *Event
+	recordErr error
 }
 
 // sanitizeAssistant makes an assistant message safe to record and to send

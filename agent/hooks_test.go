@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinharness/rein/model"
@@ -195,5 +196,70 @@ func TestCancelledRunIsStillJournaled(t *testing.T) {
 	}
 	if res := r.ofType(EventToolResult); len(res) != 1 || res[0].ToolResult.Content != "interrupted: run cancelled" {
 		t.Errorf("tool.result events = %+v", res)
+	}
+}
+
+// TestJournalResultBeforeSiblingFinishes checks that a call's result is
+// journaled as soon as it finishes, not when the whole turn is done: a
+// crash while a slow sibling runs must not lose a result that exists (a
+// resume would otherwise report the finished call as interrupted).
+func TestJournalResultBeforeSiblingFinishes(t *testing.T) {
+	j := &memJournal{}
+	fastDone := make(chan struct{})
+	var journaledFast bool
+	fast := newTool("fast", func(context.Context, json.RawMessage) (*tool.Result, error) {
+		defer close(fastDone)
+		return &tool.Result{Content: "fast result"}, nil
+	})
+	slow := newTool("slow", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+		<-fastDone
+		// Give the fast call's goroutine time to journal, bounded.
+		for range 200 {
+			j.mu.Lock()
+			for _, ev := range j.events {
+				if ev.Type == EventToolResult && ev.ToolResult.Content == "fast result" {
+					journaledFast = true
+				}
+			}
+			j.mu.Unlock()
+			if journaledFast {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		return &tool.Result{Content: "slow result"}, nil
+	})
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("1", "slow", `{}`), call("2", "fast", `{}`)), modeltest.Text("ok"))
+	a := mustAgent(t, Config{Provider: p, Tools: mustSet(t, slow, fast), Journal: j})
+	r := collect(t, a, context.Background(), NewConversation(""), "go")
+	if r.outcome.Kind != Complete {
+		t.Fatalf("outcome = %+v", r.outcome)
+	}
+	if !journaledFast {
+		t.Fatal("the fast call's result was not journaled while its slow sibling was still running")
+	}
+	// Hooks and the consumer still see results in call order.
+	var order []string
+	for _, ev := range r.events {
+		if ev.Type == EventToolResult {
+			order = append(order, ev.ToolResult.CallID)
+		}
+	}
+	if diff := cmp.Diff([]string{"1", "2"}, order); diff != "" {
+		t.Errorf("tool.result events (-want +got):\n%s", diff)
+	}
+	// The journal holds each result exactly once.
+	n := 0
+	for _, ev := range j.events {
+		if ev.Type == EventToolResult {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("journal holds %d tool.result events, want 2", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 
 	"github.com/reinharness/rein/model"
 )
@@ -74,6 +75,9 @@ type run struct {
 	// stopped is set once the consumer stopped iterating; nothing more
 	// is yielded.
 	stopped bool
+	// journalMu serialises the Journal: tool results are journaled from
+	// the goroutine that ran the call, as soon as it finishes.
+	journalMu sync.Mutex
 	// journalDown is set after the Journal failed; the closing events
 	// then bypass it.
 	journalDown bool
@@ -341,16 +345,45 @@ func (r *run) emit(ev Event) error {
 }
 
 func (r *run) deliver(ev Event, runErr error) error {
-	if r.stopped {
-		return errStopped
-	}
+	return r.deliverEvent(r.stamp(ev), runErr, true)
+}
+
+// stamp sets the fields every event of the run carries.
+func (r *run) stamp(ev Event) Event {
 	ev.RunID = r.c.id
 	ev.Step = r.step
 	ev.Time = r.a.cfg.Clock.Now()
-	if j := r.a.cfg.Journal; j != nil && !r.journalDown {
-		if err := j.Append(r.recordCtx, ev); err != nil {
-			r.journalDown = true
-			return fmt.Errorf("agent: %w for a %s event: %v; the run stopped because its record would be incomplete — fix the journal's storage and resume the session", ErrJournal, ev.Type, err)
+	return ev
+}
+
+// journal appends ev to the Journal, if any. It may be called from any
+// goroutine.
+func (r *run) journal(ev Event) error {
+	j := r.a.cfg.Journal
+	if j == nil {
+		return nil
+	}
+	r.journalMu.Lock()
+	defer r.journalMu.Unlock()
+	if r.journalDown {
+		return nil
+	}
+	if err := j.Append(r.recordCtx, ev); err != nil {
+		r.journalDown = true
+		return fmt.Errorf("agent: %w for a %s event: %v; the run stopped because its record would be incomplete — fix the journal's storage and resume the session", ErrJournal, ev.Type, err)
+	}
+	return nil
+}
+
+// deliverEvent hands a stamped event to the journal (unless it was
+// journaled already), the hooks and the consumer.
+func (r *run) deliverEvent(ev Event, runErr error, toJournal bool) error {
+	if r.stopped {
+		return errStopped
+	}
+	if toJournal {
+		if err := r.journal(ev); err != nil {
+			return err
 		}
 	}
 	for _, h := range r.a.cfg.Hooks {

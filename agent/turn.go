@@ -60,7 +60,17 @@ func (r *run) closeTurn(states []callState, stopErr error) error {
 	}
 	r.c.Append(model.ToolResults(results...))
 	for i := range states {
-		if err := r.emit(Event{Type: EventToolResult, ToolResult: &states[i].result}); err != nil && stopErr == nil {
+		st := &states[i]
+		var err error
+		if st.recorded != nil {
+			err = st.recordErr
+			if err == nil {
+				err = r.deliverEvent(*st.recorded, nil, false)
+			}
+		} else {
+			err = r.emit(Event{Type: EventToolResult, ToolResult: &st.result})
+		}
+		if err != nil && stopErr == nil {
 			stopErr = err
 		}
 	}
@@ -242,7 +252,8 @@ func (r *run) execute(states []callState) {
 	})
 }
 
-// invoke runs one call. It may run on any goroutine and touches only st.
+// invoke runs one call. It may run on any goroutine; it touches only st
+// and the (serialised) journal.
 func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 	if r.ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
@@ -260,4 +271,11 @@ func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 	}
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
 	st.finish = res.Finish
+	if r.a.cfg.Journal != nil {
+		// Journal the result now, not when the whole turn is done: if
+		// rein dies while a sibling call still runs, a resume must find
+		// this call finished rather than report it interrupted.
+		ev := r.stamp(Event{Type: EventToolResult, ToolResult: &st.result})
+		st.recorded, st.recordErr = &ev, r.journal(ev)
+	}
 }
