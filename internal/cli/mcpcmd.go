@@ -24,14 +24,15 @@ const maxStdinArgs = 16 << 20
 // is, and the output format.
 type mcpFlags struct {
 	common commonFlags
-	json   bool
+	format string
+	json   bool // format is json
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
-	fs.BoolVar(&f.json, "json", false, "print JSON instead of text")
+	fs.StringVar(&f.format, "output-format", formatText, "output format: text or json")
 	// The model and limit flags do not apply here; an empty flag set makes
 	// the configuration loader see none of them as given.
 	f.common.fs = pflag.NewFlagSet("mcp", pflag.ContinueOnError)
@@ -209,8 +210,15 @@ PROMPT, get it filled in with JSON (an object of string arguments, default
 	return cmd
 }
 
-// mcpServers loads the configured servers and the workspace.
+// mcpServers checks the output format and loads the configured servers
+// and the workspace.
 func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
+	switch f.format {
+	case formatText, formatJSON:
+		f.json = f.format == formatJSON
+	default:
+		return nil, "", usagef("--output-format must be text or json (got %q)", f.format)
+	}
 	cfg, ws, err := a.load(&f.common)
 	if err != nil {
 		return nil, "", err

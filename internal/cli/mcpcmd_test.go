@@ -90,7 +90,7 @@ func TestMCPListCallPrompt(t *testing.T) {
 		}
 	}
 
-	code, out, _ = mcpRun(t, cfg, "", "list", "--json")
+	code, out, _ = mcpRun(t, cfg, "", "list", "--output-format", "json")
 	var sts []statusView
 	if code != ExitOK || json.Unmarshal([]byte(out), &sts) != nil || len(sts) != 2 || sts[1].Era != "2025-11-25" || len(sts[1].Tools) == 0 || sts[0].Error == "" {
 		t.Errorf("list --json: exit %d, %+v\n%s", code, sts, out)
@@ -100,7 +100,7 @@ func TestMCPListCallPrompt(t *testing.T) {
 	if code != ExitOK || strings.TrimSpace(out) != "Echo: hi from the cli" {
 		t.Errorf("call: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, _ = mcpRun(t, cfg, `{"a":1,"b":2}`, "call", "every", "get-sum", "-", "--json")
+	code, out, _ = mcpRun(t, cfg, `{"a":1,"b":2}`, "call", "every", "get-sum", "-", "--output-format", "json")
 	if code != ExitOK || !strings.Contains(out, `"is_error": false`) || !strings.Contains(out, "3") {
 		t.Errorf("call from stdin: exit %d, %s", code, out)
 	}
@@ -132,6 +132,7 @@ func TestMCPCommandErrors(t *testing.T) {
 		{"missing tool", []string{"call", "sh"}, ExitUsage, "usage: rein mcp call SERVER TOOL [JSON]"},
 		{"server fails", []string{"call", "sh", "t"}, ExitFailed, `mcp server "sh"`},
 		{"bad prompt args", []string{"prompt", "sh", "p", `{"a":1}`}, ExitUsage, "JSON object of strings"},
+		{"bad format", []string{"list", "--output-format", "yaml"}, ExitUsage, "--output-format must be text or json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := mcpRun(t, cfg, "", tc.args...)
