@@ -45,7 +45,7 @@ const (
 	DefaultSessionTimeout = 30 * time.Minute
 	// DefaultMaxRequestBytes bounds one HTTP request body.
 	DefaultMaxRequestBytes = 4 << 20
-	// DefaultShutdownGrace is how long ListenAndServe lets in-flight
+	// DefaultShutdownGrace is how long Serve lets in-flight
 	// requests finish after its context is cancelled.
 	DefaultShutdownGrace = 5 * time.Second
 )
@@ -98,7 +98,7 @@ type Config struct {
 	// accepted besides loopback ones. A request with any other Origin
 	// header is refused with 403 (DNS-rebinding and cross-site defence).
 	AllowedOrigins []string
-	// ShutdownGrace is how long ListenAndServe waits for in-flight
+	// ShutdownGrace is how long Serve (and ListenAndServe) waits for in-flight
 	// requests when its context ends (zero: DefaultShutdownGrace).
 	ShutdownGrace time.Duration
 	// Logger receives the SDK's diagnostics; nil discards them.
