@@ -546,3 +546,32 @@ func TestSlowModernServer(t *testing.T) {
 		t.Errorf("server/discover sent %d times, want 2 (bounded probe, then a fresh unbounded one)", got)
 	}
 }
+
+// TestClosedManager: a closed Manager refuses work at once.
+func TestClosedManager(t *testing.T) {
+	sc, _ := fixture(t, "gone", nil)
+	m, err := New(Config{Servers: []ServerConfig{sc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	if _, err := m.Tools(ctx); !errors.Is(err, errClosed) {
+		t.Errorf("Tools after Close: %v", err)
+	}
+	if res := call(t, ctx, tools[0], `{}`); !res.IsError || !strings.Contains(res.Content, "closed") {
+		t.Errorf("call after Close: %+v", res)
+	}
+	never, err := New(Config{Servers: []ServerConfig{sc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	never.Close()
+	if _, err := never.Tools(ctx); !errors.Is(err, errClosed) {
+		t.Errorf("Tools on a Manager closed before starting: %v", err)
+	}
+}

@@ -49,7 +49,7 @@ func (s *server) refreshListing(ctx context.Context, sess *session, force bool) 
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	s.mu.Lock()
-	cur := s.listing
+	cur, gen := s.listing, s.listGen
 	s.mu.Unlock()
 	if !force && cur.fresh(time.Now()) {
 		return nil
@@ -66,6 +66,9 @@ func (s *server) refreshListing(ctx context.Context, sess *session, force bool) 
 		l.tools, l.ttl = tools, ttl
 	}
 	s.mu.Lock()
+	// A list_changed that arrived while listing may describe a change the
+	// list missed.
+	l.stale = s.listGen != gen
 	s.listing = l
 	s.mu.Unlock()
 	return nil
@@ -115,6 +118,7 @@ func (s *server) listChanged(what string) {
 	if what == "tools" {
 		s.mu.Lock()
 		s.listing.stale = true
+		s.listGen++
 		s.mu.Unlock()
 		if f := s.m.cfg.OnToolsChanged; f != nil {
 			f(s.cfg.Name)
@@ -158,6 +162,9 @@ func (s *server) awaitStartup(ctx context.Context) error {
 // list when it is stale.
 func (s *server) toolsForModel(ctx context.Context) ([]tool.Tool, error) {
 	s.m.Start()
+	if s.m.ctx.Err() != nil {
+		return nil, errClosed
+	}
 	if err := s.awaitStartup(ctx); err != nil {
 		if errors.Is(err, errNotReady) {
 			return nil, nil

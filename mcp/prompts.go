@@ -136,6 +136,9 @@ func (m *Manager) ready(ctx context.Context, name string) (*server, *session, er
 	if err != nil {
 		return nil, nil, err
 	}
+	if m.ctx.Err() != nil {
+		return nil, nil, errClosed
+	}
 	if err := s.awaitStartup(ctx); err != nil && !errors.Is(err, errNotReady) {
 		return nil, nil, err
 	}

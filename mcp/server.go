@@ -49,6 +49,7 @@ type server struct {
 	reported  bool // the current failure episode was reported
 	closed    bool
 	listing   listing
+	listGen   uint64            // counts tools/list_changed notifications
 	trying    *stdioConn        // the stdio connection being opened, for messages
 	oauth     auth.OAuthHandler // created on first use; keeps tokens across reconnections
 }
