@@ -123,9 +123,9 @@ func TestNestingLimits(t *testing.T) {
 	}
 	reject := map[string]string{
 		"a = " + strings.Repeat("[", 40):                       "config: x.toml:1: tables or arrays nested deeper than 32 levels; is this really a rein config file?",
-		"\n\n" + strings.Repeat("x . ", 40) + "y = 1":           "config: x.toml:3: dotted keys nested deeper than 32 levels; is this really a rein config file?",
-		"[" + strings.Repeat("1.", 40) + "]":                    "config: x.toml:1: dotted keys nested deeper than 32 levels; is this really a rein config file?",
-		"a = {" + strings.Repeat("b = {", 40) + "}":             "config: x.toml:1: tables or arrays nested deeper than 32 levels; is this really a rein config file?",
+		"\n\n" + strings.Repeat("x . ", 40) + "y = 1":          "config: x.toml:3: dotted keys nested deeper than 32 levels; is this really a rein config file?",
+		"[" + strings.Repeat("1.", 40) + "]":                   "config: x.toml:1: dotted keys nested deeper than 32 levels; is this really a rein config file?",
+		"a = {" + strings.Repeat("b = {", 40) + "}":            "config: x.toml:1: tables or arrays nested deeper than 32 levels; is this really a rein config file?",
 		"a = \"x\"\n" + strings.Repeat("\"k\".", 40) + "z = 1": "config: x.toml:2: dotted keys nested deeper than 32 levels; is this really a rein config file?",
 	}
 	for in, want := range reject {

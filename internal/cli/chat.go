@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/workspace"
 )
@@ -19,7 +21,8 @@ const chatHelp = `Type a message and press Enter. Commands:
   /help   show this help
   /diff   show the files changed in this session as a unified diff
   /undo   undo the changes of the last tool call that changed files
-  /clear  start a new conversation (changes stay)
+  /compact summarize the conversation so far to free context
+  /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
   /exit   quit (or press Ctrl-D)
 Ctrl-C cancels the answer in progress.`
@@ -52,6 +55,10 @@ type chatSession struct {
 	agent *agent.Agent
 	conv  *agent.Conversation
 	ws    *workspace.Workspace
+	// sr records the session; summarize is the Summarize strategy when it
+	// is the configured one (for /compact), else nil.
+	sr        *sessionRun
+	summarize *memory.Summarize
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
@@ -88,23 +95,33 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if interactive {
 		ho.lines = src
 	}
+	sr, err := a.openSession(ctx, &flags.session, flags.stateDirFlag(), cfg, wsDir)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	defer sr.close()
 	h, err := a.newHarness(cfg, ho)
 	if err != nil {
 		return a.fail(err, ex)
 	}
 	defer h.close()
-	ag, err := newAgent(cfg, h)
+	ag, parts, err := a.newAgent(cfg, h, sr)
 	if err != nil {
 		return a.fail(err, ex)
 	}
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
-		conv:        agent.NewConversation(""),
+		conv: sr.Conversation(), sr: sr, summarize: parts.summarize,
 		interactive: interactive,
 	}
+	if sr.Resumed() != nil {
+		if err := restoreSummaries(ctx, sr.store, parts.summarize, s.conv); err != nil {
+			return a.fail(err, ex)
+		}
+	}
 	if s.interactive {
-		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s). /help for commands, Ctrl-D to quit.\n",
-			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset())
+		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
+			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset(), s.conv.ID())
 	}
 	code := s.loop(ctx, src.lines())
 	if code != ExitOK {
@@ -164,8 +181,9 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case line == "/help":
 		fmt.Fprintln(a.Stderr, chatHelp)
 	case line == "/clear":
-		s.conv = agent.NewConversation("")
-		fmt.Fprintln(a.Stderr, "(new conversation)")
+		s.clear(ctx)
+	case line == "/compact":
+		s.compact(ctx)
 	case line == "/diff":
 		s.diff()
 	case line == "/undo":
@@ -265,4 +283,49 @@ func isTerminal(r any) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// clear starts a new conversation in a new session; the old session stays
+// stored and can be continued with --session.
+func (s *chatSession) clear(ctx context.Context) {
+	old := s.conv.ID()
+	conv, err := s.sr.restart(ctx)
+	if err != nil {
+		fmt.Fprintf(s.app.Stderr, "rein: cannot start a new session: %s\n", s.ex.scrub(oneLine(err.Error())))
+		return
+	}
+	if s.summarize != nil {
+		s.summarize.Forget(old)
+	}
+	s.conv = conv
+	fmt.Fprintf(s.app.Stderr, "(new conversation) session %s; the previous one is kept as %s\n", conv.ID(), old)
+}
+
+// compact summarizes the conversation now, rather than when it nears the
+// context window.
+func (s *chatSession) compact(ctx context.Context) {
+	if s.summarize == nil {
+		fmt.Fprintln(s.app.Stderr, `rein: /compact needs the summarize context strategy: set [context] strategy = "summarize" in the config`)
+		return
+	}
+	var (
+		info *agent.CompactionInfo
+		err  error
+	)
+	sig, _ := s.app.interruptible(ctx, func(ctx context.Context) {
+		info, err = s.summarize.Compact(ctx, s.conv)
+	})
+	switch {
+	case sig != nil:
+		fmt.Fprintln(s.app.Stderr, "^C compaction cancelled")
+	case errors.Is(err, memory.ErrNothingToCompact):
+		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: ")))
+	case err != nil:
+		fmt.Fprintf(s.app.Stderr, "rein: compaction failed: %s\n", s.ex.errorLine(err))
+	case info == nil:
+		fmt.Fprintln(s.app.Stderr, "(nothing to compact yet)")
+	default:
+		fmt.Fprintf(s.app.Stderr, "(compacted: %d earlier messages summarized; the model now sees about %d tokens of history)\n",
+			info.Summarized, info.EstimatedTokens)
+	}
 }

@@ -41,10 +41,13 @@ type commonFlags struct {
 	// preset and approve choose the policy preset and who resolves the
 	// calls it asks about; stateDir is where approvals are kept.
 	preset, approve, stateDir string
+	// session chooses the stored session to continue, if any.
+	session sessionFlags
 }
 
 func (f *commonFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
+	f.session.register(fs)
 	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "model server base URL (default "+config.DefaultOpenAIEndpoint+", llama.cpp)")
 	fs.StringVarP(&f.apiKey, "api-key", "k", "", "API key (default: $REIN_API_KEY, then $OPENAI_API_KEY or $ANTHROPIC_API_KEY by provider)")
 	fs.StringVarP(&f.model, "model", "m", "", "model name (default: the server's choice)")
@@ -65,6 +68,9 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 
 // validate checks the flags that config.Load does not see.
 func (f *commonFlags) validate() error {
+	if err := f.session.validate(); err != nil {
+		return err
+	}
 	if f.fs.Changed("preset") {
 		if _, err := policy.ParsePreset(f.preset); err != nil || f.preset == "" {
 			return usagef("--preset must be read-only, editor or full (got %q)", f.preset)

@@ -50,17 +50,18 @@ func NewMCPCommand(a *App) *cobra.Command {
 	a.defaults()
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Inspect and call the configured MCP servers",
+		Short: "Inspect and call the configured MCP servers, or serve rein's tools over MCP",
 		Long: `Inspect and call the MCP servers configured in [mcp_servers.NAME] tables of
 config.toml and in the workspace's .mcp.json.
 
   rein mcp list                          each server: state, transport, era, tools
   rein mcp call SERVER TOOL [JSON]       call a tool (JSON arguments, - for stdin)
-  rein mcp prompt SERVER [PROMPT [JSON]] list a server's prompts, or get one`,
+  rein mcp prompt SERVER [PROMPT [JSON]] list a server's prompts, or get one
+  rein mcp serve [--http ADDR]           expose rein's tools as an MCP server`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand())
+	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand(), NewMCPServeCommand(a))
 	return cmd
 }
 

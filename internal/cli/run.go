@@ -42,16 +42,22 @@ or allowed (--approve auto). Hard denials are never lifted.
 Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 4 blocked, 130 interrupted.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			switch len(args) {
-			case 1:
+			switch {
+			case len(args) == 1:
 				return nil
-			case 0:
+			case len(args) == 0 && flags.session.resuming():
+				return nil // a resumed session may continue without a new message
+			case len(args) == 0:
 				return usagef("missing PROMPT: rein run [flags] PROMPT (use - to read it from stdin)")
 			}
 			return usagef("expected one PROMPT argument, got %d: quote the prompt, e.g. rein run \"what is 2+2\"", len(args))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.run(cmd.Context(), &flags, format, args[0])
+			prompt := ""
+			if len(args) == 1 {
+				prompt = args[0]
+			}
+			return a.run(cmd.Context(), &flags, format, prompt)
 		},
 	}
 	flags.register(cmd.Flags())
@@ -67,15 +73,26 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 	if err := flags.validate(); err != nil {
 		return err
 	}
-	prompt, err := a.readPrompt(prompt)
-	if err != nil {
-		return err
+	if prompt != "" {
+		var err error
+		if prompt, err = a.readPrompt(prompt); err != nil {
+			return err
+		}
 	}
 	cfg, wsDir, err := a.load(flags)
 	if err != nil {
 		return a.fail(err, nil)
 	}
 	ex := newExplainer(cfg.Model)
+	sr, err := a.openSession(ctx, &flags.session, flags.stateDirFlag(), cfg, wsDir)
+	if err != nil {
+		return a.fail(err, ex)
+	}
+	defer sr.close()
+	input, err := sr.input(prompt)
+	if err != nil {
+		return err
+	}
 	ho := harnessOptions{workspace: wsDir, flags: flags}
 	if a.IsTerminal() {
 		readCtx, stopReading := context.WithCancel(ctx)
@@ -87,18 +104,23 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		return a.fail(err, ex)
 	}
 	defer h.close()
-	ag, err := newAgent(cfg, h)
+	ag, parts, err := a.newAgent(cfg, h, sr)
 	if err != nil {
 		return a.fail(err, ex)
 	}
+	conv := sr.Conversation()
+	if sr.Resumed() != nil {
+		if err := restoreSummaries(ctx, sr.store, parts.summarize, conv); err != nil {
+			return a.fail(err, ex)
+		}
+	}
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
-	conv := agent.NewConversation("")
 	var (
 		out    *agent.Outcome
 		runErr error
 	)
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
-		out, runErr = drain(ag.Run(ctx, conv, prompt), r.event)
+		out, runErr = drain(ag.Run(ctx, conv, input), r.event)
 	})
 	if forced {
 		fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)

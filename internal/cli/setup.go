@@ -5,6 +5,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
@@ -36,18 +37,32 @@ func newProvider(m config.ModelConfig) (model.Provider, error) {
 	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
 }
 
+// agentParts are the pieces of a run that live beside the agent.
+type agentParts struct {
+	// summarize is the Summarize strategy when it is the configured one:
+	// chat's /compact and a resume's restored summaries use it.
+	summarize *memory.Summarize
+}
+
 // newAgent wires the configured provider, the harness's tools, policy,
-// approver and system prompt, and the limits into an agent.
-func newAgent(cfg *config.Config, h *harness) (*agent.Agent, error) {
+// approver and system prompt, the AGENTS.md instructions, the context
+// strategy, the session's journal and hooks, and the limits into an agent.
+func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.Agent, *agentParts, error) {
 	p, err := newProvider(cfg.Model)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	cs, err := loadContextSettings(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
 	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens}
-	return agent.New(agent.Config{
+	ac := agent.Config{
 		Provider:       p,
 		Model:          cfg.Model.Model,
 		System:         h.system,
+		Instructions:   a.loadInstructions(h.ws.Dir()),
 		Params:         params,
 		Tools:          h.tools,
 		Policy:         h.engine,
@@ -59,5 +74,15 @@ func newAgent(cfg *config.Config, h *harness) (*agent.Agent, error) {
 		ToolTimeout:    cfg.Agent.ToolTimeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes,
 		ContextWindow:  cfg.Model.ContextWindow,
-	})
+		Context:        strategy,
+	}
+	if sr != nil {
+		ac.Journal = sr
+		ac.Hooks = []agent.Hook{sr}
+	}
+	ag, err := agent.New(ac)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ag, &agentParts{summarize: sum}, nil
 }

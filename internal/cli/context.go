@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/memory"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/session"
+)
+
+// Context strategies selectable with [context] strategy.
+const (
+	strategySummarize = "summarize"
+	strategyWindow    = "window"
+	strategyFull      = "full"
+)
+
+// contextSettings is the [context] table:
+//
+//	[context]
+//	strategy = "summarize"   # summarize (default) | window | full
+//	threshold = 0.8          # summarize when the history fills this much of the window
+//	keep_recent = 10         # messages kept verbatim after a summary
+//	max_messages = 0         # window: also cap the number of messages (0: no cap)
+//
+// Later layers override earlier ones key by key.
+type contextSettings struct {
+	Strategy    string  `toml:"strategy"`
+	Threshold   float64 `toml:"threshold"`
+	KeepRecent  int     `toml:"keep_recent"`
+	MaxMessages int     `toml:"max_messages"`
+}
+
+// loadContextSettings merges the [context] layers.
+func loadContextSettings(cfg *config.Config) (contextSettings, error) {
+	out := contextSettings{Strategy: strategySummarize}
+	for _, sec := range cfg.Sections("context") {
+		var s contextSettings
+		if err := sec.Decode(&s); err != nil {
+			return out, err
+		}
+		switch s.Strategy {
+		case "", strategySummarize, strategyWindow, strategyFull:
+		default:
+			return out, sec.Errorf([]string{"strategy"}, "unknown context strategy %q: use summarize, window or full", s.Strategy)
+		}
+		if s.Threshold < 0 || s.Threshold > 1 {
+			return out, sec.Errorf([]string{"threshold"}, "threshold %v is outside (0, 1]: it is the fraction of the context window at which rein summarizes", s.Threshold)
+		}
+		if s.KeepRecent < 0 || s.MaxMessages < 0 {
+			return out, sec.Errorf(nil, "keep_recent and max_messages must not be negative")
+		}
+		if s.Strategy != "" {
+			out.Strategy = s.Strategy
+		}
+		if s.Threshold != 0 {
+			out.Threshold = s.Threshold
+		}
+		if s.KeepRecent != 0 {
+			out.KeepRecent = s.KeepRecent
+		}
+		if s.MaxMessages != 0 {
+			out.MaxMessages = s.MaxMessages
+		}
+	}
+	return out, nil
+}
+
+// newContextStrategy builds the configured strategy. It returns the
+// Summarize strategy separately (nil for the others): chat's /compact and
+// a resume's restored summaries need it.
+func newContextStrategy(s contextSettings, p model.Provider, modelName string) (agent.ContextStrategy, *memory.Summarize) {
+	switch s.Strategy {
+	case strategyFull:
+		return memory.Full{}, nil
+	case strategyWindow:
+		return memory.Window{MaxMessages: s.MaxMessages}, nil
+	}
+	sum := &memory.Summarize{Provider: p, Model: modelName, Threshold: s.Threshold, KeepRecent: s.KeepRecent}
+	return sum, sum
+}
+
+// loadInstructions reads the AGENTS.md files that apply to this run: the
+// user's, then the workspace's from its root down to the current directory
+// (when that is inside the workspace). A file that cannot be read is
+// reported as a warning; the others still apply.
+func (a *App) loadInstructions(workspace string) string {
+	workDir := workspace
+	if wd, err := a.Getwd(); err == nil {
+		if rel, err := filepath.Rel(workspace, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			workDir = wd
+		}
+	}
+	userDir := ""
+	if p := config.UserConfigPath(a.Getenv); p != "" {
+		userDir = filepath.Dir(p)
+	}
+	text, _, err := memory.LoadInstructions(workspace, workDir, userDir, 0)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+	}
+	return text
+}
+
+// restoreSummaries gives a resumed conversation's summaries back to the
+// Summarize strategy, so the next call sends the same history it would
+// have sent before rein stopped, without summarizing again.
+func restoreSummaries(ctx context.Context, store session.Store, sum *memory.Summarize, conv *agent.Conversation) error {
+	if sum == nil {
+		return nil
+	}
+	for rec, err := range store.Events(ctx, conv.ID()) {
+		if err != nil {
+			return err
+		}
+		if rec.Event.Type == agent.EventCompaction && rec.Event.Compaction != nil {
+			sum.Restore(conv.ID(), rec.Event.Compaction)
+		}
+	}
+	return nil
+}
