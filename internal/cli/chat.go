@@ -59,6 +59,8 @@ type chatSession struct {
 	// is the configured one (for /compact), else nil.
 	sr        *sessionRun
 	summarize *memory.Summarize
+	// mcp adds MCP tools of servers that came up since the last turn.
+	mcp *mcpTools
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
@@ -111,7 +113,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	}
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
-		conv: sr.Conversation(), sr: sr, summarize: parts.summarize,
+		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
 		interactive: interactive,
 	}
 	if sr.Resumed() != nil {
@@ -212,6 +214,9 @@ func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code i
 		s.note = ""
 	}
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+		if runErr = s.mcp.refresh(ctx); runErr != nil {
+			return
+		}
 		out, runErr = drain(s.agent.Run(ctx, s.conv, input), func(ev agent.Event) {
 			s.remember(ev)
 			r.event(ev)

@@ -26,6 +26,9 @@ type harness struct {
 	// system is the system prompt: the configured one, or the default
 	// coding prompt.
 	system string
+	// mcp adds the configured MCP servers' tools to tools; nil when none
+	// are configured.
+	mcp *mcpTools
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -65,6 +68,10 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	h := &harness{ws: ws}
 	if err := h.build(cfg, layers, approved, home); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if h.mcp, err = a.startMCP(cfg, ws.Dir(), h.tools); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -111,6 +118,7 @@ func headlessApprover(mode string) policy.Approver {
 }
 
 func (h *harness) close() {
+	h.mcp.close()
 	h.ws.Close()
 }
 

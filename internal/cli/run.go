@@ -120,6 +120,9 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		runErr error
 	)
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+		if runErr = h.mcp.refresh(ctx); runErr != nil {
+			return
+		}
 		out, runErr = drain(ag.Run(ctx, conv, input), r.event)
 	})
 	if forced {

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/mcp"
+	"github.com/reinharness/rein/tool"
+)
+
+// mcpTools connects the configured MCP servers in the background and adds
+// their tools to a run's tool set as they come up. The policy sees them as
+// external tools: they ask unless a [[policy.tools]] rule allows them.
+type mcpTools struct {
+	app *App
+	m   *mcp.Manager
+	set *tool.Set
+	// added holds the names already in set; servers that connect later
+	// add theirs before a later run (a chat's next turn).
+	mu    sync.Mutex
+	added map[string]bool
+}
+
+// startMCP starts the servers of [mcp_servers] and .mcp.json, or returns
+// nil when none are configured. Connecting starts at once, so servers come
+// up while the rest of the run is set up.
+func (a *App) startMCP(cfg *config.Config, workspace string, set *tool.Set) (*mcpTools, error) {
+	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	mt := &mcpTools{app: a, set: set, added: map[string]bool{}}
+	mt.m, err = mcp.New(mcp.Config{
+		Servers:       servers,
+		ClientVersion: versionString(version, readBuildInfo()),
+		// Nobody is asked on a server's behalf yet: elicitation and
+		// sampling requests are declined, which servers must handle.
+		Interaction: mcp.Decline{},
+		WorkDir:     workspace,
+		Getenv:      a.Getenv,
+		Environ:     os.Environ(),
+		OnProblem: func(p mcp.Problem) {
+			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	mt.m.Start()
+	return mt, nil
+}
+
+// refresh adds the tools of every server that is up, waiting for each at
+// most until its startup timeout. A required server that is not up fails
+// the run.
+func (mt *mcpTools) refresh(ctx context.Context) error {
+	if mt == nil {
+		return nil
+	}
+	ts, err := mt.m.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	var fresh []tool.Tool
+	for _, t := range ts {
+		if name := t.Spec().Name; !mt.added[name] {
+			fresh = append(fresh, t)
+			mt.added[name] = true
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := mt.set.Add(fresh...); err != nil {
+		return fmt.Errorf("adding MCP tools: %w", err)
+	}
+	return nil
+}
+
+// close disconnects the servers.
+func (mt *mcpTools) close() {
+	if mt != nil {
+		mt.m.Close()
+	}
+}
