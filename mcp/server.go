@@ -179,29 +179,32 @@ func retryDelay(n int) time.Duration {
 }
 
 // watch waits for a session to end and, unless rein ended it, reports why
-// (a crash, a dropped connection). The next call reconnects.
+// (a crash, a dropped connection) — once, since a session ends once. The
+// next call reconnects.
 func (s *server) watch(sess *session) {
 	sess.endErr = sess.cs.Wait()
 	close(sess.gone)
 	s.mu.Lock()
-	current := s.sess == sess
-	if current {
+	if s.sess == sess {
 		s.sess = nil
 	}
 	deliberate := sess.closing || s.closed
 	s.mu.Unlock()
 	_ = sess.cs.Close() // stop the process if the connection broke first
-	if current && !deliberate {
-		cause := errors.New("the connection ended")
-		if sess.stdio != nil {
-			cause = errors.New("the server process stopped")
-		}
-		err := s.explain(context.Background(), cause, sess.stdio)
-		s.mu.Lock()
-		s.lastErr, s.reported = err, false
-		s.mu.Unlock()
-		s.reportOnce(fmt.Errorf("%w; rein restarts it for the next call", err))
+	if deliberate {
+		return
 	}
+	cause := errors.New("the connection ended")
+	if sess.stdio != nil {
+		cause = errors.New("the server process stopped")
+	}
+	err := s.explain(context.Background(), cause, sess.stdio)
+	s.mu.Lock()
+	if s.sess == nil && s.dialing == nil {
+		s.lastErr = err // shown by Status until the next connection
+	}
+	s.mu.Unlock()
+	s.m.report(Problem{Server: s.cfg.Name, Required: s.cfg.Required, Err: fmt.Errorf("%w; rein restarts it for the next call", err)})
 }
 
 // reportOnce reports err unless the current failure episode was already
