@@ -71,7 +71,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	if h.mcp, err = a.startMCP(cfg, ws.Dir(), h.tools); err != nil {
+	if h.mcp, err = a.startMCP(cfg, ws.Dir(), o.flags.stateDirFlag(), h.tools); err != nil {
 		ws.Close()
 		return nil, err
 	}

@@ -26,6 +26,8 @@ type mcpFlags struct {
 	common commonFlags
 	format string
 	json   bool // format is json
+	// stateDir holds the trust store of workspace-defined servers.
+	stateDir string
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
@@ -33,6 +35,7 @@ func (f *mcpFlags) register(cmd *cobra.Command) {
 	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.format, "output-format", formatText, "output format: text or json")
+	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace servers are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	// The model and limit flags do not apply here; an empty flag set makes
 	// the configuration loader see none of them as given.
 	f.common.fs = pflag.NewFlagSet("mcp", pflag.ContinueOnError)
@@ -57,11 +60,15 @@ config.toml and in the workspace's .mcp.json.
   rein mcp list                          each server: state, transport, era, tools
   rein mcp call SERVER TOOL [JSON]       call a tool (JSON arguments, - for stdin)
   rein mcp prompt SERVER [PROMPT [JSON]] list a server's prompts, or get one
-  rein mcp serve [--http ADDR]           expose rein's tools as an MCP server`,
+  rein mcp trust [SERVER...]             allow servers the workspace defines to start
+  rein mcp serve [--http ADDR]           expose rein's tools as an MCP server
+
+Servers defined by the workspace (.mcp.json, .rein/config.toml) run commands a
+repository chose: rein starts them only after rein mcp trust.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand(), NewMCPServeCommand(a))
+	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand(), a.mcpTrustCommand(), NewMCPServeCommand(a))
 	return cmd
 }
 
@@ -228,7 +235,9 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return servers, ws, nil
+	trusted, untrusted := a.trustStore(f.stateDir).SplitTrusted(servers)
+	a.warnUntrusted(untrusted)
+	return trusted, ws, nil
 }
 
 // mcpOne runs fn with a Manager holding only the named server, so that

@@ -118,3 +118,48 @@ func TestRunCallsMCPTools(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceServersNeedTrust checks that a server defined by the
+// workspace's .mcp.json (a cloned repository controls it) is not started
+// until the user trusts it, and that trusting it as it is lets it start.
+func TestWorkspaceServersNeedTrust(t *testing.T) {
+	e := newEnv(t)
+	marker := filepath.Join(e.home, "started")
+	// The "server" only proves it ran by touching a file outside the
+	// workspace, then exits: it is not a working MCP server.
+	mcpJSON := fmt.Sprintf(`{"mcpServers":{"repo":{"command":"sh","args":["-c","touch %s"]}}}`, marker)
+	writeFiles(t, e.workspace, map[string]string{".mcp.json": mcpJSON})
+	srv := modeltest.NewServer(t, sse(textBody("hello")))
+	res := e.run(t, "run", "-e", srv.URL, "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "MCP server repo") || !strings.Contains(res.stderr, "rein mcp trust repo") {
+		t.Errorf("stderr does not explain the untrusted server:\n%s", res.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an untrusted workspace server was started")
+	}
+	list := e.run(t, "mcp", "trust")
+	if list.code != 0 || !strings.Contains(list.stdout, "repo\tnot trusted\truns sh -c 'touch ") {
+		t.Errorf("rein mcp trust: exit %d stdout %q stderr %q", list.code, list.stdout, list.stderr)
+	}
+	if res := e.run(t, "mcp", "trust", "repo"); res.code != 0 || !strings.Contains(res.stdout, "trusted repo: runs sh") {
+		t.Fatalf("rein mcp trust repo: exit %d stdout %q stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if res := e.run(t, "mcp", "trust", "nosuch"); res.code != 2 {
+		t.Errorf("trusting an unknown server: exit %d, want 2", res.code)
+	}
+	e.run(t, "mcp", "list")
+	waitFor(t, "the trusted server to start", 10*time.Second, func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
+	// A changed command is asked about again.
+	os.Remove(marker)
+	writeFiles(t, e.workspace, map[string]string{".mcp.json": strings.Replace(mcpJSON, "touch", "touch -c", 1)})
+	res = e.run(t, "mcp", "list")
+	if !strings.Contains(res.stderr, "rein mcp trust repo") {
+		t.Errorf("a changed server was not asked about again:\n%s", res.stderr)
+	}
+}

@@ -25,13 +25,17 @@ type mcpTools struct {
 }
 
 // startMCP starts the servers of [mcp_servers] and .mcp.json, or returns
-// nil when none are configured. Connecting starts at once, so servers come
+// nil when none are configured (workspace-defined servers the user has not
+// trusted are left out, with a warning). Connecting starts at once, so servers come
 // up while the rest of the run is set up.
-func (a *App) startMCP(cfg *config.Config, workspace string, set *tool.Set) (*mcpTools, error) {
+func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *tool.Set) (*mcpTools, error) {
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	// A repository's own servers start only once the user trusted them.
+	servers, untrusted := a.trustStore(stateDirFlag).SplitTrusted(servers)
+	a.warnUntrusted(untrusted)
 	if len(servers) == 0 {
 		return nil, nil
 	}
