@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"github.com/reinharness/rein/internal/secret"
 	"slices"
 	"strings"
 )
@@ -82,6 +83,9 @@ type scrubber []string
 const minSecretLen = 6
 
 func (s *scrubber) add(values ...string) {
+	// The rest of rein (session store, event log, traces, error lines)
+	// must hide them too, whatever carries them there.
+	secret.Register(values...)
 	for _, v := range values {
 		if len(v) >= minSecretLen && !slices.Contains(*s, v) {
 			*s = append(*s, v)

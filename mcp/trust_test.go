@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/internal/secret"
 )
 
 func TestTrustStore(t *testing.T) {
@@ -78,5 +80,32 @@ func TestTrustStoreGarbage(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != "not json" {
 		t.Errorf("the unreadable store was overwritten: %q", data)
+	}
+}
+
+// TestServerSecretsRegistered checks that header, environment and bearer
+// values of configured servers are known to rein's redactor, so the
+// session store, the event log and error lines hide them too.
+func TestServerSecretsRegistered(t *testing.T) {
+	m, err := New(Config{
+		Servers: []ServerConfig{
+			{Name: "web", URL: "http://127.0.0.1:1/mcp", Headers: Secrets{"X-Api-Token": "hdr-value-4711"}, BearerTokenEnvVar: "WEB_TOKEN"},
+			{Name: "cmd", Command: "true", Env: Secrets{"DB_PASS": "env-value-4712"}},
+		},
+		Getenv: func(k string) string {
+			if k == "WEB_TOKEN" {
+				return "bearer-value-4713"
+			}
+			return ""
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for _, v := range []string{"hdr-value-4711", "env-value-4712", "bearer-value-4713"} {
+		if got := secret.Redact("seen " + v + " here"); strings.Contains(got, v) {
+			t.Errorf("secret.Redact left %q in %q", v, got)
+		}
 	}
 }
