@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/mcp"
+	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
@@ -29,6 +31,11 @@ type harness struct {
 	// mcp adds the configured MCP servers' tools to tools; nil when none
 	// are configured.
 	mcp *mcpTools
+	// gate serialises the questions put to the user on the terminal;
+	// console answers MCP servers' elicitation and sampling requests
+	// there. Both are nil when nobody can be asked.
+	gate    *promptGate
+	console *consoleInteraction
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -38,6 +45,10 @@ type harnessOptions struct {
 	// lines is the terminal's line source when stdin is a terminal (the
 	// console approver reads its answers from it); nil otherwise.
 	lines *lineSource
+	// askServers puts MCP servers' elicitation and sampling requests to
+	// the user through lines (chat on a terminal); otherwise they are
+	// declined.
+	askServers bool
 }
 
 // newHarness opens the workspace under the configured sandbox and builds
@@ -71,7 +82,13 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	if h.mcp, err = a.startMCP(cfg, ws.Dir(), o.flags.stateDirFlag(), h.tools); err != nil {
+	var in mcp.Interaction = mcp.Decline{}
+	if o.lines != nil && o.askServers {
+		h.gate = newPromptGate()
+		h.console = newConsoleInteraction(h.gate, o.lines.readLine, a.Stderr)
+		in = h.console
+	}
+	if h.mcp, err = a.startMCP(cfg, ws.Dir(), o.flags.stateDirFlag(), h.tools, in); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -82,6 +99,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
 			Workspace: ws.Dir(), Approved: approved, Decider: h.engine, ReadLine: o.lines.readLine,
 		})
+		if h.gate != nil {
+			h.approver = &gatedApprover{gate: h.gate, inner: h.approver}
+		}
 	} else {
 		h.approver = headlessApprover(o.flags.approve)
 	}
@@ -116,6 +136,22 @@ func headlessApprover(mode string) policy.Approver {
 	}
 	return policy.Never()
 }
+
+// useModel lets approved sampling requests of MCP servers run on the
+// agent's provider p.
+func (h *harness) useModel(p model.Provider, m config.ModelConfig, ex *explainer) {
+	if h.console == nil {
+		return
+	}
+	name := m.Model
+	if name == "" {
+		name = m.Provider // the server's default model; its name is unknown
+	}
+	h.console.useModel(&sampler{provider: p, model: m.Model, name: name, maxTokens: m.MaxTokens, ex: ex})
+}
+
+// quiet reports whether a question holds the terminal.
+func (h *harness) quiet() bool { return h.gate != nil && h.gate.busy() }
 
 func (h *harness) close() {
 	h.mcp.close()

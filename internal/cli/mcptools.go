@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
@@ -22,13 +23,18 @@ type mcpTools struct {
 	// add theirs before a later run (a chat's next turn).
 	mu    sync.Mutex
 	added map[string]bool
+	// progress shows the calls' progress notifications; nil drops them
+	// (json output, or between runs).
+	progress atomic.Pointer[progressReporter]
 }
 
 // startMCP starts the servers of [mcp_servers] and .mcp.json, or returns
 // nil when none are configured (workspace-defined servers the user has not
 // trusted are left out, with a warning). Connecting starts at once, so servers come
-// up while the rest of the run is set up.
-func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *tool.Set) (*mcpTools, error) {
+// up while the rest of the run is set up. in answers the servers'
+// elicitation and sampling requests: the console in a chat on a terminal,
+// mcp.Decline{} wherever nobody can be asked.
+func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *tool.Set, in mcp.Interaction) (*mcpTools, error) {
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err
@@ -43,12 +49,13 @@ func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *
 	mt.m, err = mcp.New(mcp.Config{
 		Servers:       servers,
 		ClientVersion: versionString(version, readBuildInfo()),
-		// Nobody is asked on a server's behalf yet: elicitation and
-		// sampling requests are declined, which servers must handle.
-		Interaction: mcp.Decline{},
-		WorkDir:     workspace,
-		Getenv:      a.Getenv,
-		Environ:     os.Environ(),
+		Interaction:   in,
+		WorkDir:       workspace,
+		Getenv:        a.Getenv,
+		Environ:       os.Environ(),
+		OnProgress: func(_ context.Context, p mcp.Progress) {
+			mt.progress.Load().report(p)
+		},
 		OnProblem: func(p mcp.Problem) {
 			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
 		},
@@ -87,6 +94,14 @@ func (mt *mcpTools) refresh(ctx context.Context) error {
 		return fmt.Errorf("adding MCP tools: %w", err)
 	}
 	return nil
+}
+
+// showProgress sends the calls' progress notifications to r (nil: drop
+// them).
+func (mt *mcpTools) showProgress(r *progressReporter) {
+	if mt != nil {
+		mt.progress.Store(r)
+	}
 }
 
 // close disconnects the servers.

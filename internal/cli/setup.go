@@ -42,6 +42,8 @@ type agentParts struct {
 	// summarize is the Summarize strategy when it is the configured one:
 	// chat's /compact and a resume's restored summaries use it.
 	summarize *memory.Summarize
+	// provider is the agent's model provider (MCP sampling uses it too).
+	provider model.Provider
 }
 
 // newAgent wires the configured provider, the harness's tools, policy,
@@ -84,5 +86,5 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 	if err != nil {
 		return nil, nil, err
 	}
-	return ag, &agentParts{summarize: sum}, nil
+	return ag, &agentParts{summarize: sum, provider: p}, nil
 }
