@@ -24,6 +24,9 @@ const chatHelp = `Type a message and press Enter. Commands:
   /compact summarize the conversation so far to free context
   /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
+  /mcp    show the MCP servers and their state
+  /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
+          sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
 Ctrl-C cancels the answer in progress.`
 
@@ -86,6 +89,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if err != nil {
 		return a.fail(err, nil)
 	}
+	a.serialOutput()
 	ex := newExplainer(cfg.Model)
 	interactive := a.IsTerminal()
 	readCtx, stopReading := context.WithCancel(ctx)
@@ -95,7 +99,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	src := newLineSource(readCtx, a.Stdin)
 	ho := harnessOptions{workspace: wsDir, flags: flags}
 	if interactive {
-		ho.lines = src
+		// MCP servers' questions are put to the user too; without a
+		// terminal nobody can answer them and they are declined.
+		ho.lines, ho.askServers = src, true
 	}
 	sr, err := a.openSession(ctx, &flags.session, flags.stateDirFlag(), cfg, wsDir)
 	if err != nil {
@@ -111,6 +117,8 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if err != nil {
 		return a.fail(err, ex)
 	}
+	h.useModel(parts.provider, cfg.Model, ex)
+	h.mcp.showProgress(newProgressReporter(formatText, a.Stderr, ex, "", h.quiet))
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
@@ -190,6 +198,10 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.diff()
 	case line == "/undo":
 		s.undo()
+	case line == "/mcp":
+		s.mcpStatus(ctx)
+	case line == "/prompt" || strings.HasPrefix(line, "/prompt ") || strings.HasPrefix(line, "/prompt\t"):
+		return s.promptCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/prompt")))
 	case line == "/usage":
 		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
 	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):

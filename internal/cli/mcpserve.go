@@ -206,8 +206,9 @@ func serverVersion() string {
 	return "devel"
 }
 
-// lockedWriter serialises writes from concurrent calls, so denial lines
-// do not interleave.
+// lockedWriter serialises writes from concurrent calls, so lines do not
+// interleave (mcp serve's denial lines; run's and chat's output, which MCP
+// servers' goroutines write to beside the agent's).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

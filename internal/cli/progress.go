@@ -127,3 +127,16 @@ func (p *progressReporter) prune(now time.Time) {
 
 // formatNumber shows a progress value without a needless fraction.
 func formatNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// serialOutput makes the app's stdout and stderr safe for concurrent
+// writes: in run and chat, MCP servers' goroutines (progress, questions,
+// warnings) write beside the agent's renderer, and each line must arrive
+// whole.
+func (a *App) serialOutput() {
+	if _, ok := a.Stdout.(*lockedWriter); !ok {
+		a.Stdout = &lockedWriter{w: a.Stdout}
+	}
+	if _, ok := a.Stderr.(*lockedWriter); !ok {
+		a.Stderr = &lockedWriter{w: a.Stderr}
+	}
+}

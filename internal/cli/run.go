@@ -83,6 +83,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 	if err != nil {
 		return a.fail(err, nil)
 	}
+	a.serialOutput()
 	ex := newExplainer(cfg.Model)
 	sr, err := a.openSession(ctx, &flags.session, flags.stateDirFlag(), cfg, wsDir)
 	if err != nil {
@@ -115,6 +116,11 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		}
 	}
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	progressOut := a.Stderr
+	if format == formatStreamJSON {
+		progressOut = a.Stdout
+	}
+	h.mcp.showProgress(newProgressReporter(format, progressOut, ex, conv.ID(), nil))
 	var (
 		out    *agent.Outcome
 		runErr error
@@ -125,6 +131,9 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		}
 		out, runErr = drain(ag.Run(ctx, conv, input), r.event)
 	})
+	// Notifications that straggle in after the run are dropped: the
+	// output has ended.
+	h.mcp.showProgress(nil)
 	if forced {
 		fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)
 		return &exitError{code: ExitInterrupted}
