@@ -85,8 +85,9 @@ func (f *formField) checkText(s string) error {
 	return nil
 }
 
-// pick resolves a choice by its number in the list, its value, or its
-// label (case-insensitively when that is unambiguous).
+// pick resolves a choice by its number in the list, its value, its label,
+// or either case-insensitively, trying each in turn; a match that is
+// ambiguous at its step is an error.
 func (f *formField) pick(in string) (int, error) {
 	if n, err := strconv.Atoi(in); err == nil && n >= 1 && n <= len(f.options) {
 		return n - 1, nil
@@ -94,19 +95,26 @@ func (f *formField) pick(in string) (int, error) {
 	if i := f.option(in); i >= 0 {
 		return i, nil
 	}
-	found := -1
-	for i, c := range f.options {
-		if strings.EqualFold(c.value, in) || strings.EqualFold(c.label, in) {
+	steps := []func(c choice) bool{
+		func(c choice) bool { return c.label == in },
+		func(c choice) bool { return strings.EqualFold(c.value, in) || strings.EqualFold(c.label, in) },
+	}
+	for _, match := range steps {
+		found := -1
+		for i, c := range f.options {
+			if !match(c) {
+				continue
+			}
 			if found >= 0 && f.options[found].value != c.value {
 				return 0, fmt.Errorf("%q matches more than one option; enter its number", clipText(in, 40))
 			}
 			found = i
 		}
+		if found >= 0 {
+			return found, nil
+		}
 	}
-	if found < 0 {
-		return 0, fmt.Errorf("%q is not an option; enter a number from 1 to %d or a value", clipText(in, 40), len(f.options))
-	}
-	return found, nil
+	return 0, fmt.Errorf("%q is not an option; enter a number from 1 to %d or a value", clipText(in, 40), len(f.options))
 }
 
 // parseMulti resolves a comma-separated list of choices.
@@ -337,10 +345,11 @@ func clipText(s string, limit int) string {
 	return string([]rune(s)[:limit]) + "…"
 }
 
-// urlHost returns the host a URL leads to, or "" when it has none.
+// urlHost returns the host an http(s) URL leads to, or "" for anything
+// else (no host, another scheme, or characters a URL cannot hold).
 func urlHost(s string) string {
 	u, err := url.Parse(s)
-	if err != nil {
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 		return ""
 	}
 	return u.Hostname()

@@ -289,6 +289,8 @@ func (c *consoleInteraction) askURL(q *questioner, req *mcp.Elicitation) error {
 	fmt.Fprintf(c.out, "  URL: %s\n", termText(req.URL, 2000))
 	if host := urlHost(req.URL); host != "" {
 		fmt.Fprintf(c.out, "  (it leads to %s; rein does not open links, open it yourself if you trust it)\n", termText(host, 200))
+	} else {
+		fmt.Fprintln(c.out, "  (this is not a well-formed web address; do not open it unless you know what it is)")
 	}
 	done, err := q.yesNo("Did you complete it? [y]es, [n]o to decline (/cancel to cancel): ", false)
 	if err == nil && !done {
