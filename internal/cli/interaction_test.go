@@ -74,9 +74,9 @@ func TestConsoleElicitForm(t *testing.T) {
 			},
 		},
 		{
-			name:  "declined at a field",
-			lines: []string{"Ann", "/decline"},
-			want:  &mcp.ElicitationResponse{Action: "decline"},
+			name:    "declined at a field",
+			lines:   []string{"Ann", "/decline"},
+			want:    &mcp.ElicitationResponse{Action: "decline"},
 			wantOut: []string{"(declined; srv is told so)\n"},
 		},
 		{
