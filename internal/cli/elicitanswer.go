@@ -157,14 +157,20 @@ func (f *formField) label() string {
 	return termText(f.name, 80)
 }
 
+// fullName is the label with the field's key when they differ: titles
+// alone may not tell fields apart.
+func (f *formField) fullName() string {
+	if f.title != "" && f.title != f.name {
+		return f.label() + " (" + termText(f.name, 60) + ")"
+	}
+	return f.label()
+}
+
 // header is the line that introduces a field.
 func (f *formField) header() string {
 	var b strings.Builder
 	b.WriteString("• ")
-	b.WriteString(f.label())
-	if f.title != "" && f.title != f.name {
-		fmt.Fprintf(&b, " (%s)", termText(f.name, 60))
-	}
+	b.WriteString(f.fullName())
 	if f.required {
 		b.WriteString(", required")
 	}
@@ -230,22 +236,45 @@ func (f *formField) hint() string {
 
 // defaultText shows the default as the user would type it.
 func (f *formField) defaultText() string {
-	switch d := f.def.(type) {
-	case bool:
-		if d {
-			return "y"
-		}
-		return "n"
-	case float64:
-		return strconv.FormatFloat(d, 'g', -1, 64)
-	case int64:
-		return strconv.FormatInt(d, 10)
-	case []string:
-		return strings.Join(d, ", ")
-	case string:
-		return d
+	if f.def == nil {
+		return ""
 	}
-	return ""
+	return f.answerText(f.defaultAnswer())
+}
+
+// answerText shows an answer the way the user chose it: options by their
+// labels, booleans as yes or no.
+func (f *formField) answerText(v any) string {
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return "yes"
+		}
+		return "no"
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = f.optionLabel(fmt.Sprint(x))
+		}
+		return strings.Join(parts, ", ")
+	case string:
+		if f.kind == kindChoice {
+			return f.optionLabel(v)
+		}
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// optionLabel returns the label of the option with value v (v itself if
+// there is none).
+func (f *formField) optionLabel(v string) string {
+	if i := f.option(v); i >= 0 {
+		return f.options[i].label
+	}
+	return v
 }
 
 // defaultAnswer is the default as the value to send.

@@ -232,7 +232,7 @@ func TestFieldHintsAndHeaders(t *testing.T) {
 		"• site |  URI, Enter to skip: ",
 		"• born |  date YYYY-MM-DD, Enter to skip: ",
 		"• when |  date-time RFC 3339, Enter to skip: ",
-		"• agree |  y/n, Enter for n: ",
+		"• agree |  y/n, Enter for no: ",
 		"• age |  whole number 1–120, Enter for 42: ",
 		"• score |  number 0–10, Enter to skip: ",
 		"• friend |  number or value, Enter for Joey: ",

@@ -220,7 +220,7 @@ func (c *consoleInteraction) askForm(q *questioner, req *mcp.Elicitation, form *
 	fmt.Fprintln(c.out, "Your answers:")
 	for _, f := range form.fields {
 		if v, ok := content[f.name]; ok {
-			fmt.Fprintf(c.out, "  %s: %s\n", f.label(), termText(answerText(v), 120))
+			fmt.Fprintf(c.out, "  %s: %s\n", f.fullName(), termText(f.answerText(v), 120))
 		}
 	}
 	send, err := q.yesNo(fmt.Sprintf("Send them to %s? [Y/n]: ", server), true)
@@ -262,24 +262,6 @@ func (c *consoleInteraction) askField(q *questioner, f *formField) (v any, ok bo
 		fmt.Fprintf(c.out, "  %s\n", err)
 	}
 	return nil, false, errNoValidAnswer
-}
-
-// answerText shows an answer in the summary.
-func answerText(v any) string {
-	switch v := v.(type) {
-	case bool:
-		if v {
-			return "yes"
-		}
-		return "no"
-	case []any:
-		parts := make([]string, len(v))
-		for i, x := range v {
-			parts[i] = fmt.Sprint(x)
-		}
-		return strings.Join(parts, ", ")
-	}
-	return fmt.Sprint(v)
 }
 
 // askURL shows a URL elicitation and asks whether the user completed it.

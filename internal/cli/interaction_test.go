@@ -69,7 +69,7 @@ func TestConsoleElicitForm(t *testing.T) {
 				"  enter a number 1–120\n",
 				`  "Fish" is not an option; enter a number from 1 to 2 or a value`,
 				"    1) Cats [pet-1]\n    2) Dogs [pet-2]\n",
-				"Your answers:\n  Name: Ann\n  pet: pet-2\n  news: yes\n",
+				"Your answers:\n  Name (name): Ann\n  pet: Dogs\n  news: yes\n",
 				"Send them to srv? [Y/n]: ",
 			},
 		},
