@@ -40,6 +40,11 @@ Answers stream as they arrive and tool activity is shown on stderr; the
 conversation carries over between turns. Ctrl-C cancels the turn in progress,
 Ctrl-D or /exit quits. Works with piped stdin too.
 
+On a terminal, questions of MCP servers are put to you as they come: a form
+is asked field by field (/decline or /cancel at any field), a link is shown
+but never opened, and a request for a model completion runs on rein's model
+only once you approve it. Without a terminal they are declined.
+
 ` + chatHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -30,7 +30,9 @@ func (a *App) runCommand() *cobra.Command {
 
 The answer streams to stdout; tool activity is shown on stderr. With
 --output-format json rein prints one object at the end; with stream-json, one
-JSON object per event. PROMPT "-" reads the prompt from stdin.
+JSON object per event (and a tool.progress object for each progress report of
+an MCP tool). PROMPT "-" reads the prompt from stdin. MCP servers' questions
+(elicitation, sampling) are declined: nobody is there to answer them.
 
 The model works in the workspace (-C, default the current directory) with
 rein's coding tools: files are changed only inside it, and commands run there
