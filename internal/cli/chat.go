@@ -69,6 +69,9 @@ type chatSession struct {
 	summarize *memory.Summarize
 	// mcp adds MCP tools of servers that came up since the last turn.
 	mcp *mcpTools
+	// console asks the user MCP servers' questions during turns; nil
+	// without a terminal.
+	console *consoleInteraction
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
@@ -127,7 +130,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
-		interactive: interactive,
+		console: h.console, interactive: interactive,
 	}
 	if sr.Resumed() != nil {
 		if err := restoreSummaries(ctx, sr.store, parts.summarize, s.conv); err != nil {
@@ -231,6 +234,7 @@ func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code i
 		s.note = ""
 	}
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+		defer s.console.during(ctx)()
 		if runErr = s.mcp.refresh(ctx); runErr != nil {
 			return
 		}

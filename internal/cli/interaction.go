@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/reinharness/rein/mcp"
@@ -71,6 +72,17 @@ type consoleInteraction struct {
 	// agent's provider exists (useModel). Until then requests are
 	// refused.
 	sampler atomic.Pointer[sampler]
+
+	// turn is the context of the chat turn now running, nil between
+	// turns. Questions are asked only during a turn and end with it:
+	// servers do not always cancel their question when the call that
+	// raised it is cancelled, and between turns the chat itself reads
+	// the input.
+	mu   sync.Mutex
+	turn context.Context
+	// open counts the questions bound to the current turn, so the turn's
+	// end waits until they have let go of the input.
+	open sync.WaitGroup
 }
 
 func newConsoleInteraction(gate *promptGate, readLine func(context.Context) (string, error), out io.Writer) *consoleInteraction {
@@ -79,6 +91,47 @@ func newConsoleInteraction(gate *promptGate, readLine func(context.Context) (str
 
 // useModel lets approved sampling requests run on the agent's provider.
 func (c *consoleInteraction) useModel(s *sampler) { c.sampler.Store(s) }
+
+// during lets servers ask questions while the turn whose context is ctx
+// runs. The returned function ends that: it cancels the questions still
+// open and waits until they have let go of the input, so the next line
+// typed is the chat's. It is a no-op on a nil c.
+func (c *consoleInteraction) during(ctx context.Context) (end func()) {
+	if c == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.turn = ctx
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if c.turn == ctx {
+			c.turn = nil
+		}
+		c.mu.Unlock()
+		cancel()
+		c.open.Wait() // every question honours its context: this is brief
+	}
+}
+
+// bind returns a context for one question that ends with the request's
+// ctx and with the current turn, and done, which the question calls when
+// it is over; ok is false between turns.
+func (c *consoleInteraction) bind(ctx context.Context) (qctx context.Context, done func(), ok bool) {
+	c.mu.Lock()
+	turn := c.turn
+	if turn != nil {
+		c.open.Add(1) // under mu: before the turn's end can Wait
+	}
+	c.mu.Unlock()
+	if turn == nil {
+		return nil, nil, false
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(turn, cancel)
+	return qctx, func() { stop(); cancel(); c.open.Done() }, true
+}
 
 // maxAnswerAttempts bounds how often one question is asked again after an
 // answer that does not fit; then the request is cancelled.
@@ -151,7 +204,9 @@ func (q *questioner) yesNo(prompt string, def bool) (bool, error) {
 
 // Elicit implements mcp.Interaction: a form is asked field by field, a URL
 // is shown (never opened) and the user says whether they completed it.
-func (c *consoleInteraction) Elicit(ctx context.Context, req *mcp.Elicitation) (*mcp.ElicitationResponse, error) {
+// Between turns it declines without asking; a question still open when
+// the turn ends (Ctrl-C) is cancelled.
+func (c *consoleInteraction) Elicit(reqCtx context.Context, req *mcp.Elicitation) (*mcp.ElicitationResponse, error) {
 	var form *elicitForm
 	if req.Mode != "url" {
 		var err error
@@ -160,8 +215,16 @@ func (c *consoleInteraction) Elicit(ctx context.Context, req *mcp.Elicitation) (
 			return nil, fmt.Errorf("rein cannot ask this form: %w", err)
 		}
 	}
+	ctx, done, ok := c.bind(reqCtx)
+	if !ok {
+		return &mcp.ElicitationResponse{Action: "decline"}, nil
+	}
+	defer done()
 	if err := c.gate.enter(ctx); err != nil {
-		return nil, err
+		if reqCtx.Err() != nil {
+			return nil, err
+		}
+		return &mcp.ElicitationResponse{Action: "cancel"}, nil
 	}
 	defer c.gate.leave()
 	q := &questioner{ctx: ctx, read: c.readLine, out: c.out}
@@ -183,9 +246,12 @@ func (c *consoleInteraction) Elicit(ctx context.Context, req *mcp.Elicitation) (
 	case errors.Is(err, errAnswerCancel):
 		fmt.Fprintf(c.out, "(cancelled; %s is told so)\n", termText(req.Server, 60))
 		return &mcp.ElicitationResponse{Action: "cancel"}, nil
+	case reqCtx.Err() != nil:
+		fmt.Fprintln(c.out, "\n(the server withdrew its question)")
+		return nil, reqCtx.Err()
 	case ctx.Err() != nil:
-		fmt.Fprintln(c.out, "\n(the request ended before it was answered)")
-		return nil, ctx.Err()
+		fmt.Fprintln(c.out, "\n(the turn ended before the question was answered; it is cancelled)")
+		return &mcp.ElicitationResponse{Action: "cancel"}, nil
 	case errors.Is(err, errInputEnded):
 		fmt.Fprintln(c.out, "\n(the input ended; the request is cancelled)")
 	default:
@@ -295,7 +361,7 @@ type sampler struct {
 
 // Sample implements mcp.Interaction: it shows the request and, when the
 // user approves, runs one completion on rein's model.
-func (c *consoleInteraction) Sample(ctx context.Context, req *mcp.SamplingRequest) (*mcp.SamplingResponse, error) {
+func (c *consoleInteraction) Sample(reqCtx context.Context, req *mcp.SamplingRequest) (*mcp.SamplingResponse, error) {
 	s := c.sampler.Load()
 	if s == nil {
 		return nil, mcp.ErrDeclined // no model yet: nothing can answer
@@ -303,17 +369,24 @@ func (c *consoleInteraction) Sample(ctx context.Context, req *mcp.SamplingReques
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the sampling request has no messages")
 	}
+	ctx, done, ok := c.bind(reqCtx)
+	if !ok {
+		return nil, mcp.ErrDeclined
+	}
+	defer done()
 	if err := c.gate.enter(ctx); err != nil {
-		return nil, err
+		return nil, mcp.ErrDeclined
 	}
 	approved, err := c.askSampling(&questioner{ctx: ctx, read: c.readLine, out: c.out}, req, s)
 	c.gate.leave() // the completion needs no answers; others may ask meanwhile
 	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
+	case reqCtx.Err() != nil:
+		return nil, reqCtx.Err()
 	case err != nil || !approved:
 		return nil, mcp.ErrDeclined
 	}
+	// The completion ends with the turn too: a cancelled turn stops
+	// spending tokens on a server's behalf.
 	return s.complete(ctx, req)
 }
 

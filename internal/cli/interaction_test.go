@@ -38,10 +38,13 @@ func typed(lines ...string) func(context.Context) (string, error) {
 	}
 }
 
-// console returns a console interaction reading lines and its output.
+// console returns a console interaction reading lines, within a turn
+// that does not end, and its output.
 func console(lines ...string) (*consoleInteraction, *strings.Builder) {
 	var out strings.Builder
-	return newConsoleInteraction(newPromptGate(), typed(lines...), &out), &out
+	c := newConsoleInteraction(newPromptGate(), typed(lines...), &out)
+	c.during(context.Background())
+	return c, &out
 }
 
 const smallForm = `{"type":"object","properties":{
@@ -180,36 +183,78 @@ func TestConsoleElicitURL(t *testing.T) {
 	}
 }
 
-// TestConsoleElicitHonoursContext: a question waiting for an answer ends
-// when the call does, and releases the terminal.
-func TestConsoleElicitHonoursContext(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	src := newLineSource(context.Background(), pr)
-	var out syncWriter
-	c := newConsoleInteraction(newPromptGate(), src.readLine, &out)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Elicit(ctx, &mcp.Elicitation{Server: "srv", Mode: "form", Schema: []byte(smallForm)})
-		done <- err
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "text: ") && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+// TestConsoleElicitHonoursContexts: a question waiting for an answer ends
+// when the server withdraws it (an error) or when the turn ends (a
+// cancel), and releases the terminal either way.
+func TestConsoleElicitHonoursContexts(t *testing.T) {
+	for _, which := range []string{"request", "turn"} {
+		t.Run(which, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			src := newLineSource(context.Background(), pr)
+			var out syncWriter
+			c := newConsoleInteraction(newPromptGate(), src.readLine, &out)
+			reqCtx, cancelReq := context.WithCancel(context.Background())
+			defer cancelReq()
+			turn, endTurn := context.WithCancel(context.Background())
+			defer endTurn()
+			defer c.during(turn)()
+			type answer struct {
+				resp *mcp.ElicitationResponse
+				err  error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				resp, err := c.Elicit(reqCtx, &mcp.Elicitation{Server: "srv", Mode: "form", Schema: []byte(smallForm)})
+				done <- answer{resp, err}
+			}()
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(out.String(), "text: ") && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if which == "request" {
+				cancelReq()
+			} else {
+				endTurn()
+			}
+			select {
+			case a := <-done:
+				if which == "request" && !errors.Is(a.err, context.Canceled) {
+					t.Errorf("Elicit = %+v, %v; want context.Canceled", a.resp, a.err)
+				}
+				if which == "turn" && (a.err != nil || a.resp.Action != "cancel") {
+					t.Errorf("Elicit = %+v, %v; want a cancel", a.resp, a.err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Elicit did not return when its context ended")
+			}
+			if c.gate.busy() {
+				t.Error("the gate is still held")
+			}
+		})
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Elicit = %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Elicit did not return when its context ended")
+}
+
+// TestConsoleOutsideTurnDeclines: between turns the chat reads the input
+// itself, so servers' questions are declined without being asked.
+func TestConsoleOutsideTurnDeclines(t *testing.T) {
+	var out strings.Builder
+	c := newConsoleInteraction(newPromptGate(), typed("y", "y"), &out)
+	c.useModel(&sampler{provider: modeltest.NewScripted(modeltest.Text("x")), ex: newExplainer(config.ModelConfig{})})
+	end := c.during(context.Background())
+	end()
+	resp, err := c.Elicit(context.Background(), &mcp.Elicitation{Server: "srv", Mode: "form"})
+	if err != nil || resp.Action != "decline" {
+		t.Errorf("Elicit between turns = %+v, %v; want a decline", resp, err)
 	}
-	if c.gate.busy() {
-		t.Error("the gate is still held")
+	if _, err := c.Sample(context.Background(), samplingRequest()); !errors.Is(err, mcp.ErrDeclined) {
+		t.Errorf("Sample between turns = %v, want ErrDeclined", err)
 	}
+	if out.Len() != 0 {
+		t.Errorf("asked between turns: %q", out.String())
+	}
+	var nilConsole *consoleInteraction
+	nilConsole.during(context.Background())() // chat without a terminal
 }
 
 // syncWriter is a strings.Builder safe for a writer and a reader on

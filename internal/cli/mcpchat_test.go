@@ -35,6 +35,7 @@ type terminal struct {
 	lines          chan string
 	stdout, stderr *syncBuffer
 	done           chan result
+	interrupts     chan os.Signal
 	// seen is how much of stderr earlier expectations consumed.
 	seen int
 }
@@ -42,7 +43,10 @@ type terminal struct {
 func (e *env) startTerminal(t *testing.T, args ...string) *terminal {
 	t.Helper()
 	pr, pw := io.Pipe()
-	term := &terminal{t: t, lines: make(chan string, 64), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan result, 1)}
+	term := &terminal{
+		t: t, lines: make(chan string, 64), stdout: &syncBuffer{}, stderr: &syncBuffer{},
+		done: make(chan result, 1), interrupts: make(chan os.Signal, 2),
+	}
 	go func() {
 		defer pw.Close()
 		for l := range term.lines {
@@ -57,7 +61,7 @@ func (e *env) startTerminal(t *testing.T, args ...string) *terminal {
 		Getenv:     func(k string) string { return e.vars[k] },
 		Getwd:      func() (string, error) { return e.workspace, nil },
 		IsTerminal: func() bool { return true },
-		Interrupts: make(chan os.Signal, 2),
+		Interrupts: term.interrupts,
 	}
 	go func() {
 		defer cancel()
@@ -263,6 +267,40 @@ func TestChatElicitationRefused(t *testing.T) {
 				t.Errorf("the server's result = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestChatInterruptDuringElicitation: Ctrl-C while a form is open cancels
+// the turn and the question (server-everything does not withdraw it
+// itself), and the next line typed is a chat message again, not an
+// answer to the abandoned form.
+func TestChatInterruptDuringElicitation(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, everythingConfig(t, true))
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "everything__trigger-elicitation-request", `{}`)),
+		sse(textBody("Hello again.")),
+	)
+	term := e.startTerminal(t, "chat", "-e", srv.URL)
+	term.send("collect my details")
+	term.expectText("(Answer each field; /decline or /cancel at any prompt.)")
+	term.expectText("Enter to skip: ")
+	term.interrupts <- os.Interrupt
+	term.expectText("(the turn ended before the question was answered; it is cancelled)")
+	term.expectText("^C turn cancelled")
+	term.send("hello")
+	term.expectAnswer("Hello again.")
+	res := term.finish()
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	hist := historyTexts(t, reqs[1].Body)
+	if len(hist) == 0 || hist[len(hist)-1] != "user:hello" {
+		t.Errorf("the line after Ctrl-C did not reach the model as a message: %q", hist)
 	}
 }
 
