@@ -422,11 +422,11 @@ func TestChatPromptCommand(t *testing.T) {
 }
 
 // TestRunShowsProgress: the progress notifications of a long-running MCP
-// tool become compact stderr lines in text output and tool.progress
-// objects in stream-json.
+// tool become compact stderr lines in text output (run and chat) and
+// tool.progress objects in stream-json.
 func TestRunShowsProgress(t *testing.T) {
 	const tool = "everything__trigger-long-running-operation"
-	for _, format := range []string{"text", "stream-json"} {
+	for _, format := range []string{"text", "stream-json", "chat"} {
 		t.Run(format, func(t *testing.T) {
 			e := newEnv(t)
 			e.writeUserConfig(t, everythingConfig(t, true))
@@ -436,12 +436,17 @@ func TestRunShowsProgress(t *testing.T) {
 				// after the call's result still falls within the run.
 				modeltest.Stall(textBody("Done."), 0, 300*time.Millisecond),
 			)
-			res := e.run(t, "run", "--output-format", format, "-e", srv.URL, "run the long operation")
+			var res result
+			if format == "chat" {
+				res = e.invoke("run the long operation\n").run(t, "chat", "-e", srv.URL)
+			} else {
+				res = e.run(t, "run", "--output-format", format, "-e", srv.URL, "run the long operation")
+			}
 			if res.code != 0 {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
 			}
 			var shown []string
-			if format == "text" {
+			if format != "stream-json" {
 				for _, l := range lines(res.stderr) {
 					if strings.HasPrefix(l, "… ") {
 						shown = append(shown, l)
