@@ -12,15 +12,19 @@ type EventType string
 
 // Agent event types.
 const (
-	EventSessionStarted   EventType = "session.started"
-	EventTextDelta        EventType = "text.delta"
-	EventReasoningDelta   EventType = "reasoning.delta"
-	EventMessage          EventType = "message" // a complete message appended to history
-	EventToolCall         EventType = "tool.call"
-	EventToolDecision     EventType = "tool.decision"
-	EventToolResult       EventType = "tool.result"
-	EventUsage            EventType = "usage"
-	EventCompaction       EventType = "compaction"
+	EventSessionStarted EventType = "session.started"
+	EventTextDelta      EventType = "text.delta"
+	EventReasoningDelta EventType = "reasoning.delta"
+	EventMessage        EventType = "message" // a complete message appended to history
+	EventToolCall       EventType = "tool.call"
+	EventToolDecision   EventType = "tool.decision"
+	EventToolResult     EventType = "tool.result"
+	EventUsage          EventType = "usage"
+	EventCompaction     EventType = "compaction"
+	// EventFileChange records a file a tool call changed. The loop does
+	// not emit it: the harness that owns the workspace journals it beside
+	// the call's result, for the audit trail.
+	EventFileChange       EventType = "file.change"
 	EventSessionCompleted EventType = "session.completed"
 	EventError            EventType = "error"
 )
@@ -46,6 +50,7 @@ type Event struct {
 	ToolResult     *model.ToolResult `json:"tool_result,omitempty"`
 	Usage          *model.Usage      `json:"usage,omitempty"`
 	Compaction     *CompactionInfo   `json:"compaction,omitempty"`
+	FileChange     *FileChange       `json:"file_change,omitempty"`
 	Outcome        *Outcome          `json:"outcome,omitempty"`
 	Err            string            `json:"error,omitempty"`
 }
@@ -58,6 +63,21 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	// By says who decided: "policy", "hard-deny", "approver", "rule:<name>".
 	By string `json:"by,omitempty"`
+}
+
+// FileChange is one file a tool call changed: its path, how, and the
+// content hashes before and after (the content itself stays in the
+// workspace's own journal).
+type FileChange struct {
+	Path string `json:"path"`
+	// Kind is "create", "modify" or "delete".
+	Kind string `json:"kind"`
+	// CallKey is the idempotency key of the tool call that made the
+	// change (see Event.IdempotencyKey).
+	CallKey    string `json:"call_key"`
+	BeforeHash string `json:"before_sha256,omitempty"`
+	AfterHash  string `json:"after_sha256,omitempty"`
+	AfterSize  int64  `json:"after_size"`
 }
 
 // CompactionInfo describes a context bound or compaction applied before a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sort"
 	"strings"
 	"time"
 )
@@ -130,6 +131,16 @@ func (w *Workspace) Changes() []Change {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]Change(nil), w.journal.changes...)
+}
+
+// ChangesSince returns the journaled changes with Seq > seq, oldest first:
+// what happened since a caller last looked, without copying the rest.
+func (w *Workspace) ChangesSince(seq int64) []Change {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	cs := w.journal.changes
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].Seq > seq })
+	return append([]Change(nil), cs[i:]...)
 }
 
 // UndoAll undoes every journaled change, newest first. See Undo.

@@ -70,6 +70,16 @@ deleted file mode 100644
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("Changes (-want +got):\n%s", diff)
 	}
+	all := ws.Changes()
+	for i := range all {
+		since := ws.ChangesSince(all[i].Seq)
+		if len(since) != len(all)-i-1 || (len(since) > 0 && since[0].Seq != all[i+1].Seq) {
+			t.Errorf("ChangesSince(%d) = %d changes, want the %d after it", all[i].Seq, len(since), len(all)-i-1)
+		}
+	}
+	if got := ws.ChangesSince(0); len(got) != len(all) {
+		t.Errorf("ChangesSince(0) = %d changes, want all %d", len(got), len(all))
+	}
 
 	// Undo the newest one, then the rest.
 	if n, err := ws.Undo(1); err != nil || n != 1 {

@@ -121,6 +121,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		return a.fail(err, ex)
 	}
 	defer h.close()
+	sr.watchWorkspace(h.ws)
 	ag, parts, err := a.newAgent(cfg, h, sr)
 	if err != nil {
 		return a.fail(err, ex)

@@ -107,6 +107,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		return a.fail(err, ex)
 	}
 	defer h.close()
+	sr.watchWorkspace(h.ws)
 	ag, parts, err := a.newAgent(cfg, h, sr)
 	if err != nil {
 		return a.fail(err, ex)

@@ -17,6 +17,7 @@ import (
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
 	"github.com/reinharness/rein/telemetry/redact"
+	"github.com/reinharness/rein/workspace"
 )
 
 // EnvDebug turns on debug logging: the session's event log then keeps
@@ -85,6 +86,10 @@ type sessionRun struct {
 	resumed *session.Resumed
 	// logWarned is set once a failing event log was reported.
 	logWarned bool
+	// ws is the workspace whose changes are recorded, seenSeq the last
+	// change already recorded.
+	ws      *workspace.Workspace
+	seenSeq int64
 }
 
 var (
@@ -285,7 +290,8 @@ func (sr *sessionRun) Append(ctx context.Context, ev agent.Event) error {
 	return j.Append(ctx, ev)
 }
 
-// OnEvent implements agent.Hook: the event log and the tracer.
+// OnEvent implements agent.Hook: the event log and the tracer, and after
+// each tool result the files it changed.
 func (sr *sessionRun) OnEvent(ctx context.Context, ev agent.Event) {
 	sr.mu.Lock()
 	log := sr.log
@@ -295,6 +301,55 @@ func (sr *sessionRun) OnEvent(ctx context.Context, ev agent.Event) {
 	}
 	if sr.tracer != nil {
 		sr.tracer.OnEvent(ctx, ev)
+	}
+	if ev.Type == agent.EventToolResult {
+		sr.recordFileChanges(ctx, ev)
+	}
+}
+
+// watchWorkspace makes the session record the workspace's file changes
+// from now on (earlier ones belong to no call of this session).
+func (sr *sessionRun) watchWorkspace(ws *workspace.Workspace) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.ws = ws
+	if cs := ws.Changes(); len(cs) > 0 {
+		sr.seenSeq = cs[len(cs)-1].Seq
+	}
+}
+
+// recordFileChanges journals, as file.change events, the changes the
+// workspace made since the last tool result: each names the call that
+// made it by its idempotency key. It runs as a hook, so a failure is
+// reported and the run goes on; the workspace's own journal still has the
+// changes.
+func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event) {
+	sr.mu.Lock()
+	ws, j, log := sr.ws, sr.journal, sr.log
+	var changes []workspace.Change
+	if ws != nil {
+		changes = ws.ChangesSince(sr.seenSeq)
+		if len(changes) > 0 {
+			sr.seenSeq = changes[len(changes)-1].Seq
+		}
+	}
+	sr.mu.Unlock()
+	for _, c := range changes {
+		ev := agent.Event{
+			Type: agent.EventFileChange, RunID: result.RunID, Step: result.Step, Time: c.Time,
+			FileChange: &agent.FileChange{
+				Path: c.Path, Kind: c.Kind(), CallKey: c.CallID,
+				BeforeHash: c.Before.Hash, AfterHash: c.After.Hash, AfterSize: c.After.Size,
+			},
+		}
+		if j != nil {
+			if err := j.Append(ctx, ev); err != nil {
+				sr.logFailed(fmt.Errorf("recording the change of %s in the session: %w", c.Path, err))
+			}
+		}
+		if log != nil {
+			log.OnEvent(ctx, ev)
+		}
 	}
 }
 
