@@ -93,3 +93,26 @@ func TestStatusLine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParsePromptCommand: whatever is typed after /prompt, parsing never
+// panics, and what it accepts is a server and prompt name without spaces
+// and string arguments only when JSON was given.
+func FuzzParsePromptCommand(f *testing.F) {
+	f.Add(`everything args-prompt {"city":"Oslo"}`)
+	f.Add(`a b {"x":1}`)
+	f.Add("a\tb\n{}")
+	f.Add(`{"x":"y"}`)
+	f.Add("a b \"\\ud800\"")
+	f.Fuzz(func(t *testing.T, in string) {
+		server, name, args, err := parsePromptCommand(strings.TrimSpace(in))
+		if err != nil {
+			return
+		}
+		if strings.ContainsAny(server+name, " \t\n\r") {
+			t.Errorf("server %q, name %q hold spaces", server, name)
+		}
+		if name == "" && args != nil {
+			t.Errorf("arguments %v without a prompt name", args)
+		}
+	})
+}
