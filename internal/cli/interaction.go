@@ -237,6 +237,13 @@ func (c *consoleInteraction) Elicit(reqCtx context.Context, req *mcp.Elicitation
 	} else {
 		content, err = c.askForm(q, req, form)
 	}
+	return c.outcome(reqCtx, ctx, req, content, err)
+}
+
+// outcome turns how the questions ended into the answer for the server:
+// accept, decline or cancel, or an error when the server itself withdrew
+// the question (reqCtx ended).
+func (c *consoleInteraction) outcome(reqCtx, ctx context.Context, req *mcp.Elicitation, content map[string]any, err error) (*mcp.ElicitationResponse, error) {
 	switch {
 	case err == nil:
 		return &mcp.ElicitationResponse{Action: "accept", Content: content}, nil
@@ -284,6 +291,9 @@ func (c *consoleInteraction) askForm(q *questioner, req *mcp.Elicitation, form *
 		}
 	}
 	fmt.Fprintln(c.out, "Your answers:")
+	if len(content) == 0 {
+		fmt.Fprintln(c.out, "  (none)")
+	}
 	for _, f := range form.fields {
 		if v, ok := content[f.name]; ok {
 			fmt.Fprintf(c.out, "  %s: %s\n", f.fullName(), termText(f.answerText(v), 120))
