@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -264,14 +263,7 @@ func (a *App) mcpOne(ctx context.Context, f *mcpFlags, name string, fn func(cont
 // withManager runs fn with a Manager for servers, interruptibly, and
 // turns its error into rein's one-line report.
 func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws string, fn func(context.Context, *mcp.Manager) error) error {
-	m, err := mcp.New(mcp.Config{
-		Servers:       servers,
-		ClientVersion: versionString(version, readBuildInfo()),
-		Interaction:   mcp.Decline{},
-		WorkDir:       ws,
-		Getenv:        a.Getenv,
-		Environ:       os.Environ(),
-	})
+	m, err := mcp.New(a.mcpConfig(servers, ws, mcp.Decline{}))
 	if err != nil {
 		return a.fail(err, nil)
 	}

@@ -46,25 +46,33 @@ func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *
 		return nil, nil
 	}
 	mt := &mcpTools{app: a, set: set, added: map[string]bool{}}
-	mt.m, err = mcp.New(mcp.Config{
+	mc := a.mcpConfig(servers, workspace, in)
+	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
+		mt.progress.Load().report(p)
+	}
+	mc.OnProblem = func(p mcp.Problem) {
+		fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
+	}
+	mt.m, err = mcp.New(mc)
+	if err != nil {
+		return nil, err
+	}
+	mt.m.Start()
+	return mt, nil
+}
+
+// mcpConfig is the Manager configuration every command shares: rein's
+// identity, the workspace as the servers' directory, rein's environment
+// (servers get a filtered copy) and who answers the servers' questions.
+func (a *App) mcpConfig(servers []mcp.ServerConfig, workspace string, in mcp.Interaction) mcp.Config {
+	return mcp.Config{
 		Servers:       servers,
 		ClientVersion: versionString(version, readBuildInfo()),
 		Interaction:   in,
 		WorkDir:       workspace,
 		Getenv:        a.Getenv,
 		Environ:       os.Environ(),
-		OnProgress: func(_ context.Context, p mcp.Progress) {
-			mt.progress.Load().report(p)
-		},
-		OnProblem: func(p mcp.Problem) {
-			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
-		},
-	})
-	if err != nil {
-		return nil, err
 	}
-	mt.m.Start()
-	return mt, nil
 }
 
 // refresh adds the tools of every server that is up, waiting for each at
