@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reinharness/rein/workspace/sandbox"
@@ -93,6 +94,9 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
 	)
 	env = append(env, o.Env...)
+	if launch.Sandboxed {
+		env = append(env, w.sandboxCaches(env, tmp)...)
+	}
 	env = append(env, launch.Env...)
 
 	timeout := o.Timeout
@@ -168,3 +172,47 @@ func (w *Workspace) privateTemp() (string, error) {
 // TempDir returns the private temporary directory commands get as TMPDIR,
 // creating it if needed.
 func (w *Workspace) TempDir() (string, error) { return w.privateTemp() }
+
+// sandboxCaches points the build caches at the private temporary
+// directory when the sandbox would forbid writing where they are: without
+// it `go build` fails to open its cache under ~/.cache. A cache the user
+// made writable ([sandbox] writable) is kept. The caches are not made
+// writable by default because a poisoned build cache would run code
+// outside the sandbox later. It returns the variables to add to env.
+func (w *Workspace) sandboxCaches(env []string, tmp string) []string {
+	get := func(key string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	}
+	writable := func(p string) bool {
+		for _, dir := range append([]string{w.dir, tmp}, w.opts.SandboxWritable...) {
+			if rel, err := filepath.Rel(dir, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	xdg := get("XDG_CACHE_HOME")
+	if xdg == "" {
+		if home := get("HOME"); home != "" {
+			xdg = filepath.Join(home, ".cache")
+		}
+	}
+	var out []string
+	switch gocache := get("GOCACHE"); {
+	case gocache == "off":
+	case gocache == "" && xdg != "" && writable(filepath.Join(xdg, "go-build")):
+		// Pin Go's default before XDG_CACHE_HOME may move below.
+		out = append(out, "GOCACHE="+filepath.Join(xdg, "go-build"))
+	case gocache == "" || !writable(gocache):
+		out = append(out, "GOCACHE="+filepath.Join(tmp, "go-build"))
+	}
+	if xdg == "" || !writable(xdg) {
+		out = append(out, "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	}
+	return out
+}

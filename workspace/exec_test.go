@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -358,5 +359,59 @@ func TestSandboxExtraWritable(t *testing.T) {
 	res, err := ws.Exec(context.Background(), ExecOptions{Command: `echo x > "` + cache + `/c" && echo ok`})
 	if err != nil || res.Output != "ok\n" || !res.Sandboxed {
 		t.Errorf("write to an extra writable directory: %+v, %v", res, err)
+	}
+}
+
+// TestSandboxCaches checks that under the sandbox the build caches move to
+// the private temp directory, where writing is allowed, unless the user
+// made the real cache writable; and that go can build there.
+func TestSandboxCaches(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("kernel lacks Landlock: %v", err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("GOCACHE", "")
+	show := func(ws *Workspace) (gocache, xdg string) {
+		res, err := ws.Exec(context.Background(), ExecOptions{Command: `printf '%s\n%s\n' "$GOCACHE" "$XDG_CACHE_HOME"`})
+		if err != nil || res.ExitCode != 0 || !res.Sandboxed {
+			t.Fatalf("exec: %+v, %v", res, err)
+		}
+		lines := strings.Split(strings.TrimSpace(res.Output), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("output %q", res.Output)
+		}
+		return lines[0], lines[1]
+	}
+
+	ws, _ := openTemp(t, Options{Sandbox: sandbox.Required})
+	tmp, err := ws.TempDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache, xdg := show(ws)
+	if gocache != filepath.Join(tmp, "go-build") || xdg != filepath.Join(tmp, "cache") {
+		t.Errorf("caches = %q, %q; want them under the private temp dir %s", gocache, xdg, tmp)
+	}
+
+	goBuild := filepath.Join(home, ".cache", "go-build")
+	ws2, _ := openTemp(t, Options{Sandbox: sandbox.Required, SandboxWritable: []string{goBuild}})
+	gocache, xdg = show(ws2)
+	if gocache != goBuild {
+		t.Errorf("GOCACHE = %q; the user made %s writable, so it stays", gocache, goBuild)
+	}
+	if tmp2, _ := ws2.TempDir(); xdg != filepath.Join(tmp2, "cache") {
+		t.Errorf("XDG_CACHE_HOME = %q, want the private one", xdg)
+	}
+
+	if _, err := exec.LookPath("go"); err == nil {
+		dir := ws.Dir()
+		os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n\ngo 1.22\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"built\") }\n"), 0o644)
+		res, err := ws.Exec(context.Background(), ExecOptions{Command: "GOTOOLCHAIN=local GOFLAGS=-mod=mod go run .", Timeout: 2 * time.Minute})
+		if err != nil || res.ExitCode != 0 || !strings.Contains(res.Output, "built") {
+			t.Errorf("go run under the sandbox with no writable cache configured: %+v, %v", res, err)
+		}
 	}
 }
