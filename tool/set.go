@@ -81,6 +81,37 @@ func (s *Set) Add(tools ...Tool) error {
 	return nil
 }
 
+// Remove takes the named tools out of the set, keeping the order of the
+// rest, and returns how many it removed (unknown names are ignored). A
+// tool provider whose tools went away (an MCP server's list changed) uses
+// it; a run already under way keeps the specs it read at its start.
+func (s *Set) Remove(names ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	drop := make(map[string]bool, len(names))
+	for _, n := range names {
+		if _, ok := s.index[n]; ok {
+			drop[n] = true
+		}
+	}
+	if len(drop) == 0 {
+		return 0
+	}
+	tools, specs := s.tools[:0:0], s.specs[:0:0]
+	for i, spec := range s.specs {
+		if !drop[spec.Name] {
+			tools = append(tools, s.tools[i])
+			specs = append(specs, spec)
+		}
+	}
+	s.tools, s.specs = tools, specs
+	s.index = make(map[string]int, len(specs))
+	for i, spec := range specs {
+		s.index[spec.Name] = i
+	}
+	return len(drop)
+}
+
 // Get returns the tool called name.
 func (s *Set) Get(name string) (Tool, bool) {
 	if s == nil {

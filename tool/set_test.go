@@ -215,3 +215,29 @@ func TestSetConcurrentUse(t *testing.T) {
 		t.Errorf("Len = %d; want 201", s.Len())
 	}
 }
+
+func TestSetRemove(t *testing.T) {
+	s, _ := NewSet(named("a"), named("b"), named("c"), named("d"))
+	before := s.Specs()
+	if n := s.Remove("b", "nosuch", "d"); n != 2 {
+		t.Errorf("Remove = %d, want 2", n)
+	}
+	if diff := cmp.Diff([]string{"a", "c"}, names(s)); diff != "" {
+		t.Errorf("after Remove (-want +got):\n%s", diff)
+	}
+	if _, ok := s.Get("b"); ok {
+		t.Error("a removed tool is still found")
+	}
+	if got, ok := s.Get("c"); !ok || got.Spec().Name != "c" {
+		t.Error("the index was not rebuilt: c is lost")
+	}
+	if len(before) != 4 {
+		t.Errorf("Remove changed specs handed out earlier: %d", len(before))
+	}
+	if err := s.Add(named("b")); err != nil {
+		t.Errorf("re-adding a removed name: %v", err)
+	}
+	if diff := cmp.Diff([]string{"a", "c", "b"}, names(s)); diff != "" {
+		t.Errorf("after re-Add (-want +got):\n%s", diff)
+	}
+}

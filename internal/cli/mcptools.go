@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -88,13 +90,8 @@ func (mt *mcpTools) refresh(ctx context.Context) error {
 	}
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	var fresh []tool.Tool
-	for _, t := range ts {
-		if name := t.Spec().Name; !mt.added[name] {
-			fresh = append(fresh, t)
-			mt.added[name] = true
-		}
-	}
+	fresh, gone := syncTools(mt.added, ts)
+	mt.set.Remove(gone...)
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -102,6 +99,40 @@ func (mt *mcpTools) refresh(ctx context.Context) error {
 		return fmt.Errorf("adding MCP tools: %w", err)
 	}
 	return nil
+}
+
+// syncTools compares the servers' current tools with those already added
+// (which it updates) and returns the new ones and the names to remove: a
+// tool its server no longer lists (its list changed) goes away, while the
+// tools of a server that is down stay — it is restarted for the next call,
+// and its tools fail clearly meanwhile.
+func syncTools(added map[string]bool, current []tool.Tool) (fresh []tool.Tool, gone []string) {
+	listed := make(map[string]bool, len(current))
+	up := map[string]bool{} // servers that answered
+	for _, t := range current {
+		name := t.Spec().Name
+		listed[name] = true
+		up[serverOf(name)] = true
+		if !added[name] {
+			fresh = append(fresh, t)
+			added[name] = true
+		}
+	}
+	for name := range added {
+		if !listed[name] && up[serverOf(name)] {
+			gone = append(gone, name)
+			delete(added, name)
+		}
+	}
+	sort.Strings(gone)
+	return fresh, gone
+}
+
+// serverOf returns the server part of an MCP tool's exposed name
+// ("server__tool"; server names cannot contain "__").
+func serverOf(name string) string {
+	server, _, _ := strings.Cut(name, "__")
+	return server
 }
 
 // showProgress sends the calls' progress notifications to r (nil: drop
