@@ -66,15 +66,16 @@ func decodeEvent(id string, payload []byte) (agent.Event, error) {
 	return ev, nil
 }
 
-// stateEvent is the part of an event Load needs: the conversation and the
-// state of its tool calls. Decoding only these fields skips the rest
+// stateEvent is the part of an event Load needs: the conversation, the
+// state of its tool calls and its summaries. Decoding only these fields skips the rest
 // (times, usage, outcomes) of thousands of events.
 type stateEvent struct {
-	Type       agent.EventType   `json:"type"`
-	Message    *model.Message    `json:"message"`
-	ToolCall   *model.ToolCall   `json:"tool_call"`
-	Decision   *agent.Decision   `json:"decision"`
-	ToolResult *model.ToolResult `json:"tool_result"`
+	Type       agent.EventType       `json:"type"`
+	Message    *model.Message        `json:"message"`
+	ToolCall   *model.ToolCall       `json:"tool_call"`
+	Decision   *agent.Decision       `json:"decision"`
+	ToolResult *model.ToolResult     `json:"tool_result"`
+	Compaction *agent.CompactionInfo `json:"compaction"`
 }
 
 // decodeState decodes the fields of a stored payload that Load uses.
@@ -83,7 +84,7 @@ func decodeState(payload []byte) (agent.Event, error) {
 	if err := jsonv2.Unmarshal(payload, &se); err != nil {
 		return agent.Event{}, err
 	}
-	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult}, nil
+	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction}, nil
 }
 
 // nullable maps "" to SQL NULL.

@@ -28,7 +28,7 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events
-		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result')
+		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result', 'compaction')
 		ORDER BY seq`, full)
 	if err != nil {
 		return nil, describe(s.path, "loading session "+full, err)
@@ -150,6 +150,10 @@ func (b *rebuilder) add(ev agent.Event) {
 	case agent.EventToolDecision:
 		if ev.Decision != nil && ev.Decision.Action == "deny" {
 			s.Denied[ev.Decision.CallID] = true
+		}
+	case agent.EventCompaction:
+		if ev.Compaction != nil && ev.Compaction.Summary != "" {
+			s.Summaries = append(s.Summaries, *ev.Compaction)
 		}
 	case agent.EventToolResult:
 		if ev.ToolResult != nil {

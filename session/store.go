@@ -145,6 +145,10 @@ type Snapshot struct {
 	Denied map[string]bool
 	// Started holds the ids of calls journaled as started (tool.call).
 	Started map[string]bool
+	// Summaries holds, in order, the compactions that carried a new
+	// summary: a Summarize strategy restores them so a resumed session
+	// sends what it sent before, without summarizing again.
+	Summaries []agent.CompactionInfo
 	// LastSeq is the sequence number of the last stored event.
 	LastSeq int64
 }

@@ -133,11 +133,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
 		console: h.console, interactive: interactive,
 	}
-	if sr.Resumed() != nil {
-		if err := restoreSummaries(ctx, sr.store, parts.summarize, s.conv); err != nil {
-			return a.fail(err, ex)
-		}
-	}
+	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
 			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset(), s.conv.ID())

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -110,17 +109,11 @@ func (a *App) loadInstructions(workspace string) string {
 // restoreSummaries gives a resumed conversation's summaries back to the
 // Summarize strategy, so the next call sends the same history it would
 // have sent before rein stopped, without summarizing again.
-func restoreSummaries(ctx context.Context, store session.Store, sum *memory.Summarize, conv *agent.Conversation) error {
-	if sum == nil {
-		return nil
+func restoreSummaries(res *session.Resumed, sum *memory.Summarize, conv *agent.Conversation) {
+	if sum == nil || res == nil {
+		return
 	}
-	for rec, err := range store.Events(ctx, conv.ID()) {
-		if err != nil {
-			return err
-		}
-		if rec.Event.Type == agent.EventCompaction && rec.Event.Compaction != nil {
-			sum.Restore(conv.ID(), rec.Event.Compaction)
-		}
+	for i := range res.Snapshot.Summaries {
+		sum.Restore(conv.ID(), &res.Snapshot.Summaries[i])
 	}
-	return nil
 }

@@ -99,3 +99,35 @@ func TestChatCompact(t *testing.T) {
 		t.Errorf("the turn after /compact still sends the summarized turns:\n%s", last)
 	}
 }
+
+// TestSummaryRestoredOnResume checks that a summary made before rein
+// stopped is restored from the session, so the resumed run sends it in
+// place of the summarized turns without asking the model to summarize
+// again.
+func TestSummaryRestoredOnResume(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n")
+	srv := modeltest.NewServer(t,
+		sse(textBody("first answer")),
+		sse(textBody("second answer")),
+		sse(textBody("SUMMARY: two questions were asked.")),
+		sse(textBody("third answer")),
+		sse(textBody("fourth answer")),
+	)
+	res := e.invoke("first question\nsecond question\n/compact\nthird question\n").run(t, "chat", "-e", srv.URL)
+	if res.code != 0 {
+		t.Fatalf("chat: exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	res = e.run(t, "run", "--continue", "-e", srv.URL, "fourth question")
+	if res.code != 0 {
+		t.Fatalf("run --continue: exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("server saw %d requests, want 5 (no second summary call)", len(reqs))
+	}
+	last := string(reqs[4].Body)
+	if !strings.Contains(last, "SUMMARY: two questions were asked.") || strings.Contains(last, "first answer") {
+		t.Errorf("the resumed run does not send the restored summary in place of the old turns:\n%s", last)
+	}
+}

@@ -113,11 +113,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		return a.fail(err, ex)
 	}
 	conv := sr.Conversation()
-	if sr.Resumed() != nil {
-		if err := restoreSummaries(ctx, sr.store, parts.summarize, conv); err != nil {
-			return a.fail(err, ex)
-		}
-	}
+	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
 	progressOut := a.Stderr
 	if format == formatStreamJSON {
