@@ -3,6 +3,9 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/reinharness/rein/tool"
 )
@@ -37,7 +40,53 @@ func declaredPaths(spec tool.Spec, args json.RawMessage) (paths []string, err er
 func GitControlPaths() []PathRule {
 	const reason = "writing git hooks or git's config lets code run later, outside the policy's view"
 	return []PathRule{
+		{Pattern: "**/.git/hooks", Access: "write", Action: "ask", Reason: reason},
 		{Pattern: "**/.git/hooks/**", Access: "write", Action: "ask", Reason: reason},
 		{Pattern: "**/.git/config", Access: "write", Action: "ask", Reason: reason},
+		{Pattern: "**/.git/config.worktree", Access: "write", Action: "ask", Reason: reason},
 	}
+}
+
+// ProtectedNames are the workspace entries, besides git's hooks and
+// config, whose contents decide what runs later outside the sandbox or
+// how rein itself behaves: rein's project configuration, the MCP servers
+// and agent definitions other clients read, direnv's .envrc and the
+// editor tasks of .vscode. Writes to them (or anything inside them) ask
+// under every preset, whichever path leads there.
+var ProtectedNames = []string{".rein", ".mcp.json", ".claude", ".agents", ".envrc", ".vscode"}
+
+// ProtectedPaths are the built-in path rules for GitControlPaths and
+// ProtectedNames.
+func ProtectedPaths() []PathRule {
+	rules := GitControlPaths()
+	for _, name := range ProtectedNames {
+		rules = append(rules, protectedRules(name, "writing "+name+" changes what rein or other tools run later")...)
+	}
+	return rules
+}
+
+// protectedRules are the ask-on-write rules for one workspace-relative
+// path: the entry itself and everything under it.
+func protectedRules(rel, reason string) []PathRule {
+	rel = strings.Trim(path.Clean(filepath.ToSlash(rel)), "/")
+	if rel == "" || rel == "." || strings.HasPrefix(rel, "../") || rel == ".." {
+		return nil
+	}
+	pattern := escapeGlob(rel)
+	return []PathRule{
+		{Pattern: pattern, Access: "write", Action: "ask", Reason: reason},
+		{Pattern: pattern + "/**", Access: "write", Action: "ask", Reason: reason},
+	}
+}
+
+// escapeGlob quotes the glob metacharacters of a literal path.
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

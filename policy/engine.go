@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // LayerKind orders configuration layers: built-in < user < project.
@@ -60,6 +62,11 @@ type EngineConfig struct {
 	// this project". It lives outside the workspace so a cloned
 	// repository cannot approve its own rules. Nil approves nothing.
 	Approved ApprovedStore
+	// Protected are more workspace paths (relative, or absolute inside the
+	// workspace) whose writes ask under every preset, like ProtectedPaths:
+	// the files a trusted MCP server runs, for instance. A directory
+	// protects everything under it.
+	Protected []string
 }
 
 // Engine is the layered policy. It implements Decider; it is immutable
@@ -85,7 +92,7 @@ type hardPrefix struct {
 // rules for writes to git hooks and git's config under every preset
 // (see GitControlPaths).
 func BuiltinConfig() Config {
-	c := Config{Preset: string(PresetEditor), Paths: GitControlPaths()}
+	c := Config{Preset: string(PresetEditor), Paths: ProtectedPaths()}
 	for _, name := range []string{
 		"cd", "pushd", "popd", "pwd", "echo", "printf", "true", "false", ":", "test", "[",
 		"exit", "return", "shift", "set", "export", "unset", "local", "declare", "readonly", "sleep",
@@ -121,6 +128,20 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 			e.preset = Preset(l.Config.Preset)
 		}
 		e.addRules(l, ws, cfg.Approved)
+	}
+	if len(cfg.Protected) > 0 {
+		var c Config
+		for _, p := range cfg.Protected {
+			if filepath.IsAbs(p) {
+				rel, err := filepath.Rel(ws, filepath.Clean(p))
+				if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+					continue // outside the workspace: the sandbox's business
+				}
+				p = rel
+			}
+			c.Paths = append(c.Paths, protectedRules(p, "writing "+filepath.ToSlash(p)+" changes what a trusted MCP server runs")...)
+		}
+		e.addRules(Layer{Kind: LayerBuiltin, Source: "protected paths", Config: c}, ws, nil)
 	}
 	for _, l := range projectPresets {
 		if l.Config.Preset == "" {
