@@ -54,6 +54,9 @@ type Command struct {
 	norm []string
 	// unknownArgs says more arguments are appended at run time (xargs).
 	unknownArgs bool
+	// runsCode says why the command runs code rein cannot see (a script,
+	// a Makefile, package scripts); only an explicit allow rule lifts it.
+	runsCode string
 }
 
 // Redirect is one redirection of a statement.
@@ -168,6 +171,9 @@ type analyzer struct {
 	// nothing but findings is recorded then.
 	guessing int
 	budget   int
+	// runsCode is the reason the command being unwrapped runs code rein
+	// cannot see, handed to the command that is finally recorded.
+	runsCode string
 	seen     map[Finding]bool
 }
 
@@ -189,8 +195,10 @@ type frame struct {
 	// from another command of a pipeline.
 	taint  bool
 	pipeIn bool
-	// stdinCode is a literal here-document or here-string on stdin.
+	// stdinCode is a literal here-document or here-string on stdin;
+	// stdinFile says stdin is redirected from a file.
 	stdinCode *word
+	stdinFile bool
 	inPipe    bool
 	bg        bool
 	// via are the wrappers around the code being walked (bash -c, eval).
@@ -356,6 +364,9 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 		a.stmtList(c.Cond, fr)
 		a.stmtList(c.Do, fr)
 	case *syntax.ForClause:
+		if _, ok := c.Loop.(*syntax.CStyleLoop); ok {
+			a.dynamic("a C-style for loop evaluates arithmetic at run time; write the iterations out")
+		}
 		a.scanNested(c.Loop, fr)
 		a.stmtList(c.Do, fr)
 	case *syntax.CaseClause:
@@ -367,14 +378,17 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 			a.stmtList(it.Stmts, fr)
 		}
 	case *syntax.FuncDecl:
+		a.dynamic("defining a function makes what later commands run unknowable to rein; run the commands directly")
 		a.funcDecl(c, fr)
 	case *syntax.ArithmCmd:
+		a.dynamic("arithmetic `((…))` is evaluated at run time and runs code through array subscripts; compute the value yourself")
 		a.scanNested(c.X, fr)
 	case *syntax.TestClause:
-		a.scanNested(c.X, fr)
+		a.testClause(c, fr)
 	case *syntax.DeclClause:
 		a.declClause(c, fr)
 	case *syntax.LetClause:
+		a.dynamic("`let` evaluates arithmetic at run time and runs code through array subscripts; compute the value yourself")
 		for _, x := range c.Exprs {
 			a.scanNested(x, fr)
 		}
@@ -410,7 +424,7 @@ func (a *analyzer) pipeline(c *syntax.BinaryCmd, fr frame) {
 		sf := fr
 		sf.inPipe = true
 		if i > 0 {
-			sf.pipeIn, sf.taint, sf.stdinCode = true, downloaded, nil
+			sf.pipeIn, sf.taint, sf.stdinCode, sf.stdinFile = true, downloaded, nil, false
 		}
 		before := a.downloads
 		a.stmt(s, sf)
@@ -467,7 +481,11 @@ func (a *analyzer) assign(as *syntax.Assign, fr frame) word {
 		w = a.singleWord(as.Value, fr)
 	}
 	if as.Array != nil {
+		a.dynamic("an array assignment takes subscripts bash evaluates as arithmetic; assign plain values")
 		a.scanNested(as.Array, fr)
+	}
+	if as.Index != nil {
+		a.dynamic("the subscript of " + quoteArg(fr.slice(as)) + " is evaluated as arithmetic, which can run code")
 	}
 	a.scanNested(as.Index, fr)
 	if as.Name == nil || as.Naked {

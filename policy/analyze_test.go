@@ -24,6 +24,9 @@ func findingIDs(an *Analysis) []string {
 	var out []string
 	for _, f := range an.Findings {
 		id := f.ID
+		if id == dynamicConcern {
+			continue // the static gate has its own tests
+		}
 		if f.Hard {
 			id = "HARD:" + id
 		}

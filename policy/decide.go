@@ -205,6 +205,11 @@ func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
 	if r := strictest(e.tighten, commandRule, func(r *rule) bool { return prefixMatches(r.prefix, r.exact, cmd.norm) }); r != nil {
 		v = stricter(v, r.verdict(fmt.Sprintf("the project's rule %s %s", r.action, r.target())))
 	}
+	if cmd.runsCode != "" && v.action == Allow {
+		if r := bestCommand(e.pool, cmd.norm); r == nil || r.layer == LayerBuiltin {
+			v = stricter(v, verdict{action: Ask, rule: "analysis:runs-code", reason: cmd.runsCode})
+		}
+	}
 	tr.add("command", shown+": "+v.reason, v.action, v.rule)
 	return v
 }

@@ -12,7 +12,10 @@ import (
 // checked for hard denials, wrappers are unwrapped, and the command that
 // finally runs is recorded.
 func (a *analyzer) exec(ws []word, fr frame, via []string) {
+	saved := a.runsCode
+	a.runsCode = ""
 	a.execArgs(ws, fr, via, false)
+	a.runsCode = saved
 }
 
 func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool) {
@@ -42,6 +45,9 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		}
 		base := cmdBase(name.text)
 		a.checkLevel(base, ws, fr, unknownArgs)
+		a.checkStatic(base, ws)
+		a.checkCodeRunner(base, ws, fr)
+		a.checkGlobArgs(ws)
 		a.track(base, ws, fr)
 		u := a.unwrap(base, ws, fr)
 		switch {
@@ -140,7 +146,9 @@ func (a *analyzer) leaf(ws []word, via []string, unknownArgs, dynamic bool) {
 		words:       ws,
 		norm:        normalize(ws),
 		unknownArgs: unknownArgs,
+		runsCode:    a.runsCode,
 	})
+	a.runsCode = ""
 }
 
 // cmdBase is the lower-cased base name of a command word: /usr/bin/SUDO

@@ -17,20 +17,20 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			body := a.heredoc(r, fr)
-			fr.pipeIn, fr.taint, fr.stdinCode = false, body.download, &body
+			fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, body.download, &body, false
 			a.record(r, word{text: r.Word.Lit(), pathOK: false, globAt: -1, literal: true}, false)
 			continue
 		case syntax.WordHdoc:
 			w := a.singleWord(r.Word, fr)
 			body := w.concat(litWord("\n"))
-			fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, &body
+			fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download, &body, false
 			continue
 		}
 		w := a.singleWord(r.Word, fr)
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
 			if r.Op != syntax.DplIn || !isFD(w.text) {
-				fr.pipeIn, fr.taint, fr.stdinCode = false, w.download, nil
+				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download, nil, true
 			}
 		}
 		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn

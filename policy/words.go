@@ -166,17 +166,22 @@ func (a *analyzer) part(p syntax.WordPart, fr frame, first bool) []word {
 		}
 		return []word{w}
 	case *syntax.ParamExp:
-		return []word{a.paramWord(p, fr)}
+		w := a.paramWord(p, fr)
+		a.dynamic(quoteArg(w.text) + " is only known at run time, which makes the command unknowable to rein; spell the value out")
+		return []word{w}
 	case *syntax.CmdSubst:
 		dl := a.stmtList(p.Stmts, fr.nested())
 		src := fr.slice(p)
+		a.dynamic("the output of " + quoteArg(src) + " is only known at run time; run it on its own and spell the result out")
 		out, _ := staticOutput(p)
 		return []word{{text: src, alt: out, globAt: -1, download: dl}}
 	case *syntax.ProcSubst:
 		dl := a.stmtList(p.Stmts, fr.nested())
+		a.dynamic("process substitution " + quoteArg(fr.slice(p)) + " connects commands through file descriptors rein cannot follow; use a temporary file")
 		return []word{{text: fr.slice(p), alt: "/dev/fd/63", globAt: -1, download: dl}}
 	case *syntax.ArithmExp:
 		dl := a.scanNested(p, fr)
+		a.dynamic("arithmetic " + quoteArg(fr.slice(p)) + " is evaluated at run time and runs code through array subscripts; spell the value out")
 		return []word{{text: fr.slice(p), globAt: -1, download: dl}}
 	case *syntax.ExtGlob:
 		src := fr.slice(p)
