@@ -57,6 +57,10 @@ type Command struct {
 	// runsCode says why the command runs code rein cannot see (a script,
 	// a Makefile, package scripts); only an explicit allow rule lifts it.
 	runsCode string
+	// cwds are the directories the command may run in; cwdUnknown says a
+	// dynamic cd made it unknowable.
+	cwds       []string
+	cwdUnknown bool
 }
 
 // Redirect is one redirection of a statement.
@@ -72,6 +76,10 @@ type Redirect struct {
 
 	path   string
 	pathOK bool
+	glob   bool
+	// cwds and cwdUnknown are the directories the redirect may happen in.
+	cwds       []string
+	cwdUnknown bool
 }
 
 // Finding is a hard denial or a concern found by the analysis.
@@ -109,6 +117,9 @@ type AnalyzeOptions struct {
 	Workspace string
 	// Home is the user's home directory, for ~ and $HOME.
 	Home string
+	// Dir is the directory the command starts in (absolute; default
+	// Workspace).
+	Dir string
 }
 
 // Sentinels stand in for an unknown home or workspace, so `rm -rf ~` is
@@ -134,7 +145,7 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		execFuncs: map[string]bool{},
 		aliases:   map[string]word{},
 	}
-	a.cwds = []string{a.ws}
+	a.cwds = []string{cleanOr(opts.Dir, a.ws)}
 	a.code(cmd, frame{})
 	return a.res
 }
@@ -174,6 +185,9 @@ type analyzer struct {
 	// runsCode is the reason the command being unwrapped runs code rein
 	// cannot see, handed to the command that is finally recorded.
 	runsCode string
+	// dlFiles are files a downloader of this command writes (curl -o,
+	// wget -O, a redirect of its output): running one is download-exec.
+	dlFiles map[string]bool
 	seen     map[Finding]bool
 }
 
@@ -336,7 +350,48 @@ func (a *analyzer) stmt(s *syntax.Stmt, fr frame) {
 	fr.nest++
 	fr.bg = fr.bg || s.Background || s.Coprocess || s.Disown
 	fr = a.redirects(s.Redirs, fr)
+	before := a.downloads
 	a.command(s.Cmd, fr)
+	if a.downloads > before {
+		for _, r := range s.Redirs {
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+				w := a.singleWord(r.Word, fr)
+				if w.pathOK {
+					a.markDownloaded(w.path)
+				}
+			}
+		}
+	}
+}
+
+// markDownloaded records a file a downloader writes.
+func (a *analyzer) markDownloaded(p string) {
+	if a.guessing > 0 {
+		return
+	}
+	if a.dlFiles == nil {
+		a.dlFiles = map[string]bool{}
+	}
+	for _, abs := range a.absPaths(p) {
+		if len(a.dlFiles) < 64 {
+			a.dlFiles[abs] = true
+		}
+	}
+}
+
+// downloadedFile reports whether w names a file a downloader of this
+// command wrote.
+func (a *analyzer) downloadedFile(w word) bool {
+	if len(a.dlFiles) == 0 || !w.pathOK {
+		return false
+	}
+	for _, abs := range a.absPaths(w.path) {
+		if a.dlFiles[abs] {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *analyzer) command(cmd syntax.Command, fr frame) {

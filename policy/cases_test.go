@@ -193,6 +193,8 @@ var hardCommands = []struct {
 	{"env GIT_TRACE=1 git push -f", "force-push"},
 	{"/usr/bin/git push -f", "force-push"},
 	{"git -c alias.p='push --force' p", "force-push"},
+	{"rm -rf $DIR", "rm-root"},
+	{"find . -type f | xargs rm -rf", "rm-root"},
 }
 
 // benignCommands mention dangerous names without doing anything
@@ -316,14 +318,12 @@ func policyCases() []policyCase {
 		`bash -c "$X"`:                             {Deny, Ask, Ask},
 		"eval $X":                                  {Deny, Ask, Ask},
 		"echo 'unterminated":                       {Deny, Ask, Ask},
-		"rm -rf $DIR":                              {Deny, Ask, Ask},
 		"echo ls | bash":                           {Deny, Ask, Ask},
 		"PATH=./bin:$PATH go test":                 {Deny, Ask, Ask},
 		"export PATH=./bin; go test":               {Deny, Ask, Ask},
 		"LD_PRELOAD=./x.so ls":                     {Deny, Ask, Ask},
 		"git -c core.pager=less log":               {Deny, Ask, Ask},
 		"git -c core.sshCommand='nc x' fetch":      {Deny, Ask, Ask},
-		"find . -type f | xargs rm -rf":            {Deny, Ask, Ask},
 		"git push --no-force origin main":          {Deny, Ask, Allow},
 		"command -v sudo":                          {Deny, Ask, Allow},
 		"cd \"$(mktemp -d)\" && rm -rf x":          {Deny, Ask, Ask},

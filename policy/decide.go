@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/reinharness/rein/tool"
@@ -23,8 +25,14 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 		if bad {
 			argsErr = fmt.Errorf("argument %q is not a string", eff.CommandArg)
 		}
+		opts := e.opts
+		if eff.DirArg != "" {
+			if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
+				opts.Dir = path.Clean(absUnder(e.opts.Workspace, dirs[0]))
+			}
+		}
 		for _, cmd := range commands {
-			an := Analyze(cmd, e.opts)
+			an := Analyze(cmd, opts)
 			analyses = append(analyses, an)
 			if tr.on() {
 				tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), quoteArg(cmd)), Allow, "")
@@ -214,21 +222,22 @@ func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
 	return v
 }
 
-// wordPathsVerdict applies the ask and deny path rules to the literal
-// arguments of a command that look like paths: `cat .env` is reading
-// .env whatever tool does it. The access of a command's argument is not
-// known, so rules of every access apply.
+// wordPathsVerdict applies the ask and deny path rules to the arguments
+// of a command that look like paths, wherever the command runs and
+// wherever symlinks lead: `cat .env` is reading .env whatever tool does
+// it. The access of a command's argument is not known, so rules of every
+// access apply.
 func (e *Engine) wordPathsVerdict(cmd Command, tr *tracer) verdict {
 	v := verdict{action: Allow}
 	for i, w := range cmd.words {
-		if i == 0 || !w.literal || !w.pathOK || w.text == "" || strings.HasPrefix(w.text, "-") {
+		if i == 0 || !w.pathOK || w.text == "" || strings.HasPrefix(w.text, "-") {
 			continue
 		}
 		p := w.path
 		if _, value, ok := strings.Cut(p, "="); ok && strings.HasPrefix(w.text, "--") {
 			p = value
 		}
-		v = stricter(v, e.tightenPath(p, true, true, "argument "+quoteArg(w.text), tr))
+		v = stricter(v, e.tightenWhere(p, w.glob, cmd.cwds, cmd.cwdUnknown, true, true, "argument "+quoteArg(w.text), tr))
 	}
 	return v
 }
@@ -237,7 +246,7 @@ func (e *Engine) redirectVerdict(rd Redirect, tr *tracer) verdict {
 	if rd.Op == "<<" || rd.Op == "<<-" || !rd.pathOK {
 		return verdict{action: Allow}
 	}
-	v := e.tightenPath(rd.path, !rd.Write, rd.Write, "redirect "+rd.Op+" "+quoteArg(rd.Target), tr)
+	v := e.tightenWhere(rd.path, rd.glob, rd.cwds, rd.cwdUnknown, !rd.Write, rd.Write, "redirect "+rd.Op+" "+quoteArg(rd.Target), tr)
 	if !rd.Write || isDevNull(rd.path) {
 		return v
 	}
@@ -257,15 +266,48 @@ func isDevNull(p string) bool {
 	return strings.HasPrefix(p, "/dev/fd/")
 }
 
-// tightenPath applies the ask and deny path rules of every layer to one
-// path: commands may only be restricted by path rules, never allowed.
-func (e *Engine) tightenPath(p string, read, write bool, what string, tr *tracer) verdict {
-	rel := e.relPath(p)
-	match := func(r *rule) bool { return r.action != Allow && r.matchesPath(rel, read, write) }
+// tightenWhere applies the ask and deny path rules to a path of a
+// command: resolved against every directory the command may run in, and,
+// for a glob, against what it matches on disk. A relative path after a cd
+// rein cannot follow asks.
+func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, read, write bool, what string, tr *tracer) verdict {
+	if !path.IsAbs(p) && cwdUnknown {
+		return tr.add("path", what+" after a cd rein cannot follow", Ask, "analysis:path").
+			verdict(what + " is relative to a directory rein cannot tell (a cd to a value only known at run time); use a path from the workspace root")
+	}
+	if len(cwds) == 0 {
+		cwds = []string{e.opts.Workspace}
+	}
 	v := verdict{action: Allow}
-	for _, rules := range [][]*rule{e.pool, e.tighten} {
-		if r := strictest(rules, pathRule, match); r != nil {
-			v = stricter(v, r.verdict(fmt.Sprintf("%s matches path rule %s", what, r.target())))
+	for _, dir := range cwds {
+		abs := absUnder(dir, p)
+		v = stricter(v, e.tightenAbs(abs, read, write, what, tr))
+		if glob {
+			for _, m := range expandGlob(path.Clean(abs)) {
+				v = stricter(v, e.tightenAbs(filepath.ToSlash(m), read, write, what+" (matching "+quoteArg(e.relPath(filepath.ToSlash(m)))+")", tr))
+			}
+		}
+	}
+	return v
+}
+
+// tightenPath applies the ask and deny path rules of every layer to one
+// path (relative to the workspace, or absolute): commands may only be
+// restricted by path rules, never allowed.
+func (e *Engine) tightenPath(p string, read, write bool, what string, tr *tracer) verdict {
+	return e.tightenAbs(absUnder(e.opts.Workspace, p), read, write, what, tr)
+}
+
+// tightenAbs is tightenPath for an absolute path, matched in every form
+// it takes (as written, and resolved through symlinks).
+func (e *Engine) tightenAbs(abs string, read, write bool, what string, tr *tracer) verdict {
+	v := verdict{action: Allow}
+	for _, rel := range e.pathForms(abs) {
+		match := func(r *rule) bool { return r.action != Allow && r.matchesPath(rel, read, write) }
+		for _, rules := range [][]*rule{e.pool, e.tighten} {
+			if r := strictest(rules, pathRule, match); r != nil {
+				v = stricter(v, r.verdict(fmt.Sprintf("%s matches path rule %s", what, r.target())))
+			}
 		}
 	}
 	if v.action != Allow {
@@ -288,17 +330,31 @@ func (e *Engine) pathsVerdict(spec tool.Spec, paths []string, base verdict, tr *
 	}
 	v := verdict{action: Allow}
 	for _, p := range paths {
-		rel := e.relPath(p)
+		forms := e.pathForms(absUnder(e.opts.Workspace, p))
 		pv := base
-		r := strictest(e.pool, pathRule, func(r *rule) bool { return r.matchesPath(rel, read, write) })
-		switch {
-		case r == nil:
-		case r.action != Allow:
-			pv = stricter(base, r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target())))
-		case liftable:
-			pv = r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target()))
+		// An allow rule lifts the preset only when it matches every form
+		// of the path: `ok/x` must not reach, through a symlink, a file
+		// the rule does not name.
+		var lift *rule
+		liftAll := true
+		for _, rel := range forms {
+			r := strictest(e.pool, pathRule, func(r *rule) bool { return r.matchesPath(rel, read, write) })
+			switch {
+			case r == nil:
+				liftAll = false
+			case r.action != Allow:
+				liftAll = false
+				pv = stricter(pv, r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target())))
+			case lift == nil:
+				lift = r
+			}
 		}
-		pv = stricter(pv, e.projectPath(rel, read, write, p))
+		if lift != nil && liftAll && liftable {
+			pv = lift.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), lift.layer, lift.target()))
+		}
+		for _, rel := range forms {
+			pv = stricter(pv, e.projectPath(rel, read, write, p))
+		}
 		tr.add("path", quoteArg(p)+": "+pv.reason, pv.action, pv.rule)
 		v = stricter(v, pv)
 	}

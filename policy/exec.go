@@ -147,6 +147,8 @@ func (a *analyzer) leaf(ws []word, via []string, unknownArgs, dynamic bool) {
 		norm:        normalize(ws),
 		unknownArgs: unknownArgs,
 		runsCode:    a.runsCode,
+		cwds:        slices.Clone(a.cwds),
+		cwdUnknown:  a.cwdUnknown,
 	})
 	a.runsCode = ""
 }
@@ -180,6 +182,7 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 	}
 	if downloaders[base] {
 		a.downloads++
+		a.downloadTargets(base, ws)
 	}
 	for _, f := range a.funcs {
 		if f.name == ws[0].text {
@@ -212,10 +215,57 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 		a.addCwd([]string{a.home})
 	case target.text == "-" || strings.HasPrefix(target.text, "+") || strings.HasPrefix(target.text, "-"):
 		// back to a directory already in the set
-	case !target.pathOK || target.glob:
+	case !target.pathOK:
 		a.cwdUnknown = true
+	case target.glob:
+		var dirs []string
+		for _, p := range a.absPaths(target.path) {
+			for _, m := range expandGlob(p) {
+				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+					dirs = append(dirs, filepath.ToSlash(m))
+				}
+			}
+		}
+		if len(dirs) == 0 || len(dirs) > 1 {
+			a.cwdUnknown = true // bash cds to the first match; with none it fails
+		}
+		a.addCwd(dirs)
 	default:
 		a.addCwd(a.absPaths(target.path))
+	}
+}
+
+// downloadTargets records the files a downloader writes: curl -o F,
+// --output F, -O (the URL's base name); wget -O F, --output-document F.
+func (a *analyzer) downloadTargets(base string, ws []word) {
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		var file string
+		switch {
+		case (t == "-o" || t == "--output" || t == "--output-document" || t == "-O" && base != "curl") && i+1 < len(ws):
+			file = ws[i+1].path
+			i++
+		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
+			_, file, _ = strings.Cut(ws[i].path, "=")
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 2 && (strings.HasSuffix(t, "o") || base != "curl" && strings.HasSuffix(t, "O")):
+			if i+1 < len(ws) {
+				file = ws[i+1].path
+				i++
+			}
+		case strings.HasPrefix(t, "-o") && len(t) > 2:
+			file = strings.TrimPrefix(ws[i].path, "-o")
+		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
+			for _, u := range ws[1:] {
+				if strings.Contains(u.text, "://") {
+					if name := path.Base(strings.SplitN(strings.SplitN(u.text, "?", 2)[0], "#", 2)[0]); name != "" && name != "/" {
+						a.markDownloaded(name)
+					}
+				}
+			}
+		}
+		if file != "" {
+			a.markDownloaded(file)
+		}
 	}
 }
 

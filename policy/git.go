@@ -93,7 +93,13 @@ func gitCommandKey(key string) bool {
 // checkGit denies force pushes and makes configuration that runs
 // commands a concern.
 func (a *analyzer) checkGit(ws []word, fr frame) {
+	argv := texts(ws)
+	i := gitSub(argv)
+	pushing := i < len(argv) && (argv[i] == "push" || argv[i] == "send-pack")
 	for _, c := range gitConfigs(ws) {
+		if pushing && forcingConfig(c.key, c.value, c.env) {
+			a.hard("force-push", "git -c "+c.key+" makes the push force or mirror; it is never allowed")
+		}
 		if strings.HasPrefix(c.key, "alias.") && !c.env {
 			continue // run through unwrapGit
 		}
@@ -104,8 +110,6 @@ func (a *analyzer) checkGit(ws []word, fr frame) {
 			}
 		}
 	}
-	argv := texts(ws)
-	i := gitSub(argv)
 	if i >= len(argv) {
 		return
 	}
@@ -114,7 +118,20 @@ func (a *analyzer) checkGit(ws []word, fr frame) {
 		if forcePush(argv[i+1:]) {
 			a.hard("force-push", "git "+argv[i]+" with force ("+strings.Join(argv, " ")+") is never allowed")
 		}
+		// Every value a dynamic word could take counts: `$x` may be -f.
+		for _, w := range ws[i+1:] {
+			if !w.literal {
+				a.hard("force-push", "git "+argv[i]+" with "+quoteArg(w.text)+", a value only known at run time, is a possible force push; it is never allowed — spell the arguments out")
+				break
+			}
+		}
 	case "config":
+		for k := i + 1; k+1 < len(ws); k++ {
+			if forcingConfig(strings.ToLower(argv[k]), ws[k+1], false) {
+				a.hard("force-push", "git config "+argv[k]+" sets up force or mirror pushes; it is never allowed")
+				break
+			}
+		}
 		for k := i + 1; k < len(argv); k++ {
 			key := strings.ToLower(argv[k])
 			if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
@@ -126,6 +143,29 @@ func (a *analyzer) checkGit(ws []word, fr frame) {
 			}
 		}
 	}
+}
+
+// forcingConfig reports whether a configuration value makes pushes force
+// or mirror: remote.NAME.mirror true, a remote.NAME.push refspec starting
+// with +, or such a key whose value comes from the environment.
+func forcingConfig(key string, value word, env bool) bool {
+	if !strings.HasPrefix(key, "remote.") {
+		return false
+	}
+	switch {
+	case strings.HasSuffix(key, ".mirror"):
+		if env || !value.literal {
+			return true
+		}
+		switch strings.ToLower(value.text) {
+		case "false", "no", "off", "0":
+			return false
+		}
+		return true
+	case strings.HasSuffix(key, ".push"):
+		return env || !value.literal || strings.HasPrefix(strings.TrimSpace(value.text), "+")
+	}
+	return false
 }
 
 // hiddenCode checks code that runs outside the command's own flow (a

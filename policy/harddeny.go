@@ -85,7 +85,7 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 			}
 		}
 	}
-	a.checkInterpreter(base, ws, fr)
+	a.checkInterpreter(base, ws, fr, unknownArgs)
 }
 
 // checkRemove denies a recursive rm of a catastrophic target.
@@ -100,10 +100,10 @@ func (a *analyzer) checkRemove(ws []word, unknownArgs bool) {
 				endOpts = true
 			case !endOpts && strings.HasPrefix(t.text, "--"):
 				// getopt_long takes any unambiguous abbreviation.
-				switch {
-				case longOption(t.text, "--recursive", 4):
+				switch resolveLong(t.text, rmLongOptions) {
+				case "--recursive":
 					recursive = true
-				case longOption(t.text, "--no-preserve-root", 6):
+				case "--no-preserve-root":
 					noPreserve = true
 				}
 			case !endOpts && strings.HasPrefix(t.text, "-") && len(t.text) > 1:
@@ -125,9 +125,34 @@ func (a *analyzer) checkRemove(ws []word, unknownArgs bool) {
 		a.hard("rm-root", "rm --no-preserve-root is never allowed")
 	}
 	if unknownArgs && recursive {
-		a.concern("rm-dynamic", "recursive rm of paths only known at run time")
+		a.hard("rm-root", "recursive rm of paths only known at run time (appended by xargs or the like) could remove the workspace or the home directory; it is never allowed — name the paths")
 	}
 	a.checkRecursiveRemove("rm -r", targets)
+}
+
+// rmLongOptions are GNU rm's long options, for resolving abbreviations.
+var rmLongOptions = []string{
+	"--force", "--interactive", "--one-file-system", "--no-preserve-root", "--preserve-root",
+	"--recursive", "--dir", "--verbose", "--help", "--version",
+}
+
+// resolveLong resolves a long option as getopt_long does: an exact name,
+// or an abbreviation that only one option starts with; "" otherwise.
+func resolveLong(arg string, options []string) string {
+	name, _, _ := strings.Cut(arg, "=")
+	found := ""
+	for _, o := range options {
+		if o == name {
+			return o
+		}
+		if strings.HasPrefix(o, name) {
+			if found != "" {
+				return ""
+			}
+			found = o
+		}
+	}
+	return found
 }
 
 // longOption reports whether arg is the long option full or an
@@ -166,9 +191,10 @@ func (a *analyzer) checkRecursiveRemove(what string, targets []word) {
 		if t.literal && t.text == "" {
 			continue // rm "" removes nothing
 		}
-		if !t.literal && !t.pathOK {
-			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+", a path only known at run time")
-			continue
+		if !t.literal {
+			// Every value the word could take counts: `$x` may be ~ or /.
+			a.hard("rm-root", what+" of "+quoteArg(t.text)+", a path only known at run time, could remove / or the home directory; it is never allowed — spell the path out")
+			return
 		}
 		if !t.pathOK {
 			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+", a path rein cannot resolve")
@@ -217,21 +243,45 @@ func (a *analyzer) catastrophic(abs string) string {
 // checkRecursiveChange denies chmod/chown/chgrp -R of a catastrophic
 // target: it breaks the system or locks the user out of their files.
 func (a *analyzer) checkRecursiveChange(base string, ws []word) {
-	recursive := false
+	recursive, reference, endOpts := false, false, false
 	var targets []word
 	for _, w := range ws[1:] {
+		t := w.text
 		switch {
-		case w.text == "--recursive" || (strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "R")):
-			recursive = true
-		case strings.HasPrefix(w.text, "-"):
-		default:
+		case !w.literal && !w.quoted:
+			recursive = true // $opts may hold -R
 			targets = append(targets, w)
+		case endOpts || !strings.HasPrefix(t, "-") || t == "-":
+			targets = append(targets, w)
+		case t == "--":
+			endOpts = true
+		case strings.HasPrefix(t, "--"):
+			switch resolveLong(t, changeLongOptions) {
+			case "--recursive":
+				recursive = true
+			case "--reference":
+				reference = true
+			}
+		case base == "chmod" && isModeLike(t):
+			// -x, -w, -rwx are modes, not options: `chmod -R -x /`.
+			targets = append(targets, w)
+		default:
+			if strings.Contains(t, "R") {
+				recursive = true
+			}
 		}
 	}
-	if !recursive || len(targets) < 2 {
+	if !reference && len(targets) > 0 {
+		targets = targets[1:] // the mode or owner
+	}
+	if !recursive {
 		return
 	}
-	for _, t := range targets[1:] {
+	for _, t := range targets {
+		if !t.literal {
+			a.hard("rm-root", base+" -R of "+quoteArg(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
+			return
+		}
 		if !t.pathOK || t.glob {
 			continue
 		}
@@ -242,6 +292,27 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 			}
 		}
 	}
+}
+
+// changeLongOptions are the long options of chmod, chown and chgrp.
+var changeLongOptions = []string{
+	"--changes", "--silent", "--quiet", "--verbose", "--no-preserve-root", "--preserve-root",
+	"--reference", "--recursive", "--dereference", "--no-dereference", "--from", "--help", "--version",
+}
+
+// isModeLike reports whether a chmod argument starting with "-" is a
+// symbolic mode (-x, -rw, -w,+t) rather than an option cluster.
+func isModeLike(t string) bool {
+	body := t[1:]
+	if body == "" {
+		return false
+	}
+	for _, c := range body {
+		if !strings.ContainsRune("rwxXstugoa+-=,0123456789", c) {
+			return false
+		}
+	}
+	return true
 }
 
 // rawDevicePrefixes are /dev entries that are disks, partitions or memory.

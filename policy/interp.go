@@ -71,10 +71,7 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 		run := interpRun{}
 		if len(ws) > 1 {
 			run.code = ws[1:2]
-			switch ws[1].text {
-			case "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0":
-				run.fromStdin = true
-			}
+			run.fromStdin = isStdinPath(ws[1].text)
 		}
 		return run, true
 	case "eval":
@@ -157,12 +154,23 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 	case dashS:
 		run.fromStdin = true
 	case other:
+	case len(operands) > 0 && isStdinPath(operands[0].text):
+		run.fromStdin = true
 	case len(operands) > 0 && operands[0].text != "-":
 		run.code = append(run.code, operands[0])
 	default:
 		run.fromStdin = true
 	}
 	return run, true
+}
+
+// isStdinPath reports whether a script operand names standard input.
+func isStdinPath(p string) bool {
+	switch path.Clean(p) {
+	case "-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "/proc/thread-self/fd/0":
+		return true
+	}
+	return false
 }
 
 // scanInline looks for privilege escalation and file-system creation in
@@ -185,13 +193,21 @@ func (a *analyzer) scanInline(base, code string) {
 // checkInterpreter denies running downloaded code — piped into an
 // interpreter, or given to it as a script or -c string — and makes running
 // code piped from another command a concern.
-func (a *analyzer) checkInterpreter(base string, ws []word, fr frame) {
+func (a *analyzer) checkInterpreter(base string, ws []word, fr frame, unknownArgs bool) {
+	if a.downloadedFile(ws[0]) {
+		a.hard("download-exec", "running a file downloaded by the same command ("+ws[0].text+") is never allowed")
+		return
+	}
 	run, ok := a.interp(base, ws)
 	if !ok {
 		return
 	}
+	if unknownArgs && fr.taint {
+		a.hard("download-exec", "running "+base+" with arguments taken from a download is never allowed")
+		return
+	}
 	for _, w := range run.code {
-		if w.download {
+		if w.download || a.downloadedFile(w) {
 			a.hard("download-exec", "running downloaded code ("+base+" with a download as its code) is never allowed")
 			return
 		}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -59,7 +60,8 @@ func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
 	if a.guessing > 0 {
 		return
 	}
-	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK && !w.glob}
+	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK, glob: w.glob,
+		cwds: slices.Clone(a.cwds), cwdUnknown: a.cwdUnknown}
 	a.res.Redirects = append(a.res.Redirects, rd)
 	if !write {
 		return

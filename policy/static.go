@@ -197,14 +197,14 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	if spec, ok := interpreterSpec(base); ok {
 		run, _ := a.interp(base, ws)
 		switch {
+		case spec.shell && len(run.code) > 0 && run.shellCode == nil:
+			a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
 		case spec.shell && run.fromStdin && fr.stdinFile:
 			a.runs(base + " runs a script from a file, which rein does not read; run its commands directly")
 		case spec.shell && run.shellCode != nil, spec.shell && run.fromStdin:
 			// Visible code (analyzed), nothing to run (stdin is
 			// /dev/null) or code piped from a command (a concern of
 			// checkInterpreter).
-		case spec.shell && len(run.code) > 0:
-			a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
 		case !spec.shell:
 			a.runs(base + " runs code rein cannot analyze")
 		}

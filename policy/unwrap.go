@@ -96,9 +96,21 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 			return unwrapped{label: "busybox", inner: [][]word{ws[1:]}}
 		}
 	case "script":
-		for i := 1; i+1 < len(ws); i++ {
-			if t := ws[i].text; t == "-c" || t == "--command" {
-				return unwrapped{label: "script -c", code: &ws[i+1]}
+		for i := 1; i < len(ws); i++ {
+			t := ws[i].text
+			switch {
+			case strings.HasPrefix(t, "--command="):
+				w := ws[i]
+				w.text = strings.TrimPrefix(t, "--command=")
+				return unwrapped{label: "script -c", code: &w}
+			case t == "--command" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.HasSuffix(t, "c"):
+				if i+1 < len(ws) {
+					return unwrapped{label: "script -c", code: &ws[i+1]}
+				}
+			case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "c"):
+				w := ws[i]
+				w.text = t[strings.IndexByte(t, 'c')+1:]
+				return unwrapped{label: "script -c", code: &w}
 			}
 		}
 	case "eval":
@@ -191,9 +203,15 @@ func (a *analyzer) unwrapEnv(ws []word, fr frame) unwrapped {
 			i += 2
 		case t == "-C" || t == "--chdir":
 			if i+1 < len(ws) {
-				a.track("cd", []word{litWord("cd"), ws[i+1]}, fr)
+				a.track("cd", []word{litWord("cd"), litWord("--"), ws[i+1]}, fr)
 			}
 			i += 2
+		case strings.HasPrefix(t, "--chdir=") || strings.HasPrefix(t, "-C") && !strings.HasPrefix(t, "--"):
+			dir := ws[i]
+			dir.text = strings.TrimPrefix(strings.TrimPrefix(t, "--chdir="), "-C")
+			dir.path = strings.TrimPrefix(strings.TrimPrefix(dir.path, "--chdir="), "-C")
+			a.track("cd", []word{litWord("cd"), litWord("--"), dir}, fr)
+			i++
 		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string=") ||
 			(strings.HasPrefix(t, "-S") && !strings.HasPrefix(t, "--")):
 			var s word

@@ -64,6 +64,10 @@ type Effects struct {
 	// holding the shell command, so command rules can parse it.
 	Exec       bool   `json:"exec,omitempty"`
 	CommandArg string `json:"command_arg,omitempty"`
+	// DirArg names the argument field holding the workspace-relative
+	// directory the command runs in, so paths in the command are decided
+	// where they lead.
+	DirArg string `json:"dir_arg,omitempty"`
 	// Network says the tool reaches the network.
 	Network bool `json:"network,omitempty"`
 	// External says the tool is provided by an outside server (MCP) whose

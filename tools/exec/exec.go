@@ -82,7 +82,7 @@ func RunCommand(ws *workspace.Workspace, opts Options) tool.Tool {
 		return runCommand(ctx, ws, opts, a)
 	},
 		tool.WithAnnotations(tool.Annotations{Title: "Run command", ReadOnlyHint: new(bool), DestructiveHint: &t, OpenWorldHint: &t}),
-		tool.WithEffects(tool.Effects{Exec: true, CommandArg: "command", PathArgs: []string{"cwd"}, Network: true}),
+		tool.WithEffects(tool.Effects{Exec: true, CommandArg: "command", DirArg: "cwd", PathArgs: []string{"cwd"}, Network: true}),
 		// The harness's own timeout must not cut the call before ours has
 		// killed the process group and collected the output.
 		tool.WithTimeout(opts.MaxTimeout+30*time.Second),
