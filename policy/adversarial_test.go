@@ -27,7 +27,6 @@ type attack struct {
 	presets []Preset
 }
 
-
 // payloads are commands the analyzer must not allow without a human,
 // hidden inside strings and expansions by the class 1 templates. Each is
 // something every preset asks or denies when it is spelt out.

@@ -188,7 +188,7 @@ type analyzer struct {
 	// dlFiles are files a downloader of this command writes (curl -o,
 	// wget -O, a redirect of its output): running one is download-exec.
 	dlFiles map[string]bool
-	seen     map[Finding]bool
+	seen    map[Finding]bool
 }
 
 type funcFrame struct {

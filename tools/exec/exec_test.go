@@ -180,7 +180,7 @@ func TestRunCommandTimeoutClamp(t *testing.T) {
 func TestRunCommandSpec(t *testing.T) {
 	tl, _ := newTool(t, Options{})
 	s := tl.Spec()
-	want := tool.Effects{Exec: true, CommandArg: "command", PathArgs: []string{"cwd"}, Network: true}
+	want := tool.Effects{Exec: true, CommandArg: "command", DirArg: "cwd", PathArgs: []string{"cwd"}, Network: true}
 	if diff := cmp.Diff(want, s.Effects); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
