@@ -139,7 +139,7 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 				}
 				p = rel
 			}
-			c.Paths = append(c.Paths, protectedRules(p, "writing "+filepath.ToSlash(p)+" changes what a trusted MCP server runs")...)
+			c.Paths = append(c.Paths, protectedRules(p, "writing "+filepath.ToSlash(p)+" changes what runs later, outside the sandbox (a protected path)")...)
 		}
 		e.addRules(Layer{Kind: LayerBuiltin, Source: "protected paths", Config: c}, ws, nil)
 	}

@@ -78,7 +78,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	h := &harness{ws: ws}
-	if err := h.build(cfg, layers, approved, home); err != nil {
+	if err := h.build(cfg, layers, approved, home, a.protectedInWorkspace(ws.Dir(), home, o.flags.stateDirFlag())); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -109,14 +109,14 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools, the policy engine and the system prompt.
-func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string) error {
+func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string, protected []string) error {
 	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
 	}
 	h.tools = set
 	h.engine, err = policy.NewEngine(policy.EngineConfig{
-		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved,
+		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved, Protected: protected,
 	})
 	if err != nil {
 		return err

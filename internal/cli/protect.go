@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/reinharness/rein/config"
+)
+
+// homeControlFiles are files and directories under the home directory
+// whose contents run code or configure tools outside any sandbox: shell
+// start-up files, git's and npm's configuration, the user's own binaries.
+// They matter when the workspace is the home directory or contains it.
+var homeControlFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".config/fish", ".gitconfig", ".config/git", ".ssh", ".npmrc",
+	".pypirc", ".netrc", ".git-credentials", ".config/systemd", ".config/autostart",
+	".local/bin", "bin", ".cargo/bin", "go/bin", ".config/environment.d", ".pam_environment",
+	".xprofile", ".xinitrc", ".inputrc", ".vimrc", ".config/nvim", ".emacs", ".emacs.d",
+}
+
+// protectedInWorkspace lists what the policy must protect (writes ask
+// under every preset) beyond its built-in list, when it lies inside the
+// workspace: rein's own configuration and state (a model that rewrote
+// ~/.config/rein/config.toml with the workspace at $HOME would choose its
+// own policy next time) and the home directory's control files.
+func (a *App) protectedInWorkspace(ws, home, stateDirFlag string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if rel, err := filepath.Rel(ws, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && rel != "." {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	if cfg := config.UserConfigPath(a.Getenv); cfg != "" {
+		add(filepath.Dir(cfg))
+	}
+	add(stateDir(stateDirFlag, a.Getenv))
+	if home != "" {
+		for _, f := range homeControlFiles {
+			add(filepath.Join(home, f))
+		}
+	}
+	return out
+}
