@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ func FuzzAnalyze(f *testing.F) {
 	for _, h := range hardCommands {
 		f.Add(h.cmd)
 	}
+	for _, c := range adversarialCases() {
+		f.Add(c.cmd)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		// A panic from the timer goroutine crashes the worker, which
 		// records src as a failing input: Analyze must be bounded.
@@ -45,6 +49,20 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if len(an.Commands) > 10*maxBudget {
 			t.Fatalf("%d commands: the budget does not hold", len(an.Commands))
+		}
+	})
+}
+
+// FuzzSedScript checks the sed script scanner on any input: bounded, no
+// panic, and a script with an e or w command is never reported clean.
+func FuzzSedScript(f *testing.F) {
+	for _, s := range []string{"s/a/b/g", "1e id", "s/x/y/e", "w out", "/a/,/b/d", "$!N;P;D", "y/abc/xyz/", "a\\ text", "s|a|b|w f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		_, risky := sedRunsOrWrites(script)
+		if !risky && (script == "e" || strings.HasPrefix(script, "w ")) {
+			t.Fatalf("%q reported clean", script)
 		}
 	})
 }
