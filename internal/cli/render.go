@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // renderer shows one run in an output format. event is called for every
@@ -25,7 +26,7 @@ func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) rendere
 	case formatJSON:
 		return &jsonRenderer{w: stdout, ex: ex}
 	case formatStreamJSON:
-		return &streamRenderer{w: stdout, ex: ex}
+		return &streamRenderer{w: stdout, ex: ex, memo: &redact.Memo{}}
 	}
 	return &textRenderer{out: stdout, err: stderr, ex: ex}
 }
@@ -140,7 +141,7 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem}
 	if out != nil {
 		res.Outcome = string(out.Kind)
-		res.Text = out.Text
+		res.Text = r.ex.scrub(out.Text)
 		res.Steps = out.Steps
 		res.ToolCalls = out.ToolCalls
 		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
@@ -148,13 +149,24 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 	writeJSONLine(r.w, r.ex, res)
 }
 
-// streamRenderer prints every agent event as one JSON line.
+// streamRenderer prints every agent event as one JSON line, with secrets
+// removed from every field first (redact.Event: texts, messages, tool
+// calls' arguments, results, reasons, errors), as the session store
+// records it.
+//
+// Text deltas are redacted one at a time: a secret the model streams
+// split across two deltas is not recognised in either. The whole text is
+// redacted where it is kept (the assistant message, the outcome, the
+// store), and a model can only repeat a secret it was shown, which tool
+// results are redacted of in every output.
 type streamRenderer struct {
-	w  io.Writer
-	ex *explainer
+	w    io.Writer
+	ex   *explainer
+	memo *redact.Memo
 }
 
 func (r *streamRenderer) event(ev agent.Event) {
+	ev = r.memo.Event(ev)
 	if ev.Err != "" {
 		ev.Err = r.ex.scrub(ev.Err)
 	}
@@ -163,7 +175,10 @@ func (r *streamRenderer) event(ev agent.Event) {
 
 func (r *streamRenderer) finish(*agent.Outcome, string) {}
 
-// writeJSONLine writes v as one line of JSON with secrets scrubbed.
+// writeJSONLine writes v as one line of JSON with the registered secrets
+// scrubbed (the patterns, which could disturb JSON syntax, are applied to
+// v's fields before: see streamRenderer). encoding/json escapes every
+// control character, so the line is inert on a terminal.
 func writeJSONLine(w io.Writer, ex *explainer, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -174,7 +189,7 @@ func writeJSONLine(w io.Writer, ex *explainer, v any) {
 		fmt.Fprintf(w, "{\"type\":\"error\",\"error\":%q}\n", err.Error())
 		return
 	}
-	io.WriteString(w, ex.scrub(buf.String()))
+	io.WriteString(w, ex.scrubKnown(buf.String()))
 }
 
 // compactJSON re-encodes raw JSON without insignificant whitespace.
