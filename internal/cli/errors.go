@@ -15,6 +15,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/internal/secret"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
 )
 
@@ -60,7 +61,7 @@ func (e *explainer) scrubKnown(s string) string {
 // errorLine explains a run's error in one line (without the "rein: "
 // prefix).
 func (e *explainer) errorLine(err error) string {
-	return e.scrub(httpx.Redact(oneLine(e.explain(err))))
+	return termsafe.Line(e.scrub(httpx.Redact(oneLine(e.explain(err)))))
 }
 
 func (e *explainer) explain(err error) string {
@@ -229,7 +230,7 @@ func (e *explainer) outcomeLine(out *agent.Outcome, cfg *config.Config) string {
 		if reason == "" {
 			reason = fallback
 		}
-		return e.scrub(fmt.Sprintf("%s: %s", reason, fix))
+		return termsafe.Line(e.scrub(fmt.Sprintf("%s: %s", reason, fix)))
 	}
 	switch out.Kind {
 	case agent.StepLimit:

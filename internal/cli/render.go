@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/telemetry/redact"
 )
 
@@ -33,6 +34,11 @@ func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) rendere
 
 // textRenderer streams the assistant's text to stdout as it arrives and
 // shows tool activity compactly on stderr, one line per call and result.
+// Everything it prints is model-controlled: it is redacted of secrets
+// first, then escaped (termsafe) so a terminal shows control characters
+// instead of obeying them. Tool lines are one line already (compactLine
+// cuts at the first line break) and show JSON, which escapes its own
+// backslashes, so they use termsafe.Text, which leaves backslashes alone.
 type textRenderer struct {
 	out, err io.Writer
 	ex       *explainer
@@ -56,14 +62,18 @@ func (r *textRenderer) event(ev agent.Event) {
 		if ev.Text == "" {
 			return
 		}
-		io.WriteString(r.out, r.ex.scrub(ev.Text))
+		// The answer is redacted and escaped delta by delta (a secret or
+		// an escape sequence split across two deltas is not recognised
+		// whole; termsafe escapes each control character on its own, so
+		// no sequence survives either way).
+		io.WriteString(r.out, termsafe.Text(r.ex.scrub(ev.Text)))
 		r.midLine = !strings.HasSuffix(ev.Text, "\n")
 	case agent.EventToolCall:
 		if ev.ToolCall == nil {
 			return
 		}
 		r.endLine()
-		fmt.Fprintf(r.err, "→ %s %s\n", ev.ToolCall.Name, r.ex.scrub(compactLine(compactJSON(ev.ToolCall.Args))))
+		fmt.Fprintf(r.err, "→ %s %s\n", termsafe.Line(ev.ToolCall.Name), termsafe.Text(compactLine(r.ex.scrub(compactJSON(ev.ToolCall.Args)))))
 	case agent.EventToolDecision:
 		r.decision(ev.Decision)
 	case agent.EventToolResult:
@@ -74,7 +84,7 @@ func (r *textRenderer) event(ev agent.Event) {
 		if ev.ToolResult.IsError {
 			prefix = "← error: "
 		}
-		fmt.Fprintf(r.err, "%s%s\n", prefix, r.ex.scrub(compactLine(ev.ToolResult.Content)))
+		fmt.Fprintf(r.err, "%s%s\n", prefix, termsafe.Text(compactLine(r.ex.scrub(ev.ToolResult.Content))))
 	}
 }
 
@@ -94,7 +104,7 @@ func (r *textRenderer) decision(d *agent.Decision) {
 	// denied: …"); the line already names it.
 	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
 	r.endLine()
-	fmt.Fprintf(r.err, "✗ %s denied: %s\n", d.Tool, r.ex.scrub(compactLineMax(why, maxDenialLine)))
+	fmt.Fprintf(r.err, "✗ %s denied: %s\n", termsafe.Line(d.Tool), termsafe.Text(compactLineMax(r.ex.scrub(why), maxDenialLine)))
 }
 
 // endLine ends a partial line of assistant text, so tool lines and the
