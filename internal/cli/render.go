@@ -187,8 +187,9 @@ func (r *streamRenderer) finish(*agent.Outcome, string) {}
 
 // writeJSONLine writes v as one line of JSON with the registered secrets
 // scrubbed (the patterns, which could disturb JSON syntax, are applied to
-// v's fields before: see streamRenderer). encoding/json escapes every
-// control character, so the line is inert on a terminal.
+// v's fields before: see streamRenderer). encoding/json escapes C0
+// controls; termsafe.JSON escapes what it leaves raw (DEL, C1 controls,
+// bidi and invisible characters), so the line is inert on a terminal.
 func writeJSONLine(w io.Writer, ex *explainer, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -199,7 +200,7 @@ func writeJSONLine(w io.Writer, ex *explainer, v any) {
 		fmt.Fprintf(w, "{\"type\":\"error\",\"error\":%q}\n", err.Error())
 		return
 	}
-	io.WriteString(w, ex.scrubKnown(buf.String()))
+	io.WriteString(w, termsafe.JSON(ex.scrubKnown(buf.String())))
 }
 
 // compactJSON re-encodes raw JSON without insignificant whitespace.

@@ -37,3 +37,32 @@ func TestTextOutputEscapesControls(t *testing.T) {
 		t.Errorf("stderr does not show the tool name escaped:\n%s", res.stderr)
 	}
 }
+
+// TestStreamJSONIsInert checks that no control character reaches stdout
+// raw in the JSON formats: encoding/json escapes C0 controls, and DEL and
+// C1 controls (which it leaves raw) are escaped as well.
+func TestStreamJSONIsInert(t *testing.T) {
+	for _, format := range []string{"json", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			srv := modeltest.NewServer(t,
+				sse(toolBody("c1", "read_file", "{\"path\":\"x\\u001b[2J\\r.txt\"}")),
+				sse(textBody("done\x1b]0;pwned\x07", "\r\x1b[2K fine\x7f\u0085")),
+			)
+			e := newEnv(t)
+			res := e.run(t, "run", "--output-format", format, "-e", srv.URL, "go")
+			if res.code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+			}
+			for _, l := range lines(res.stdout) {
+				for _, r := range l {
+					if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+						t.Fatalf("stdout holds the raw %U: %q", r, l)
+					}
+				}
+			}
+			if !strings.Contains(res.stdout, `\u001b]0;pwned\u0007`) {
+				t.Errorf("stdout lacks the escaped answer:\n%s", res.stdout)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -139,4 +140,39 @@ func containsRune(rs []rune, r rune) bool {
 		}
 	}
 	return false
+}
+
+// JSON makes encoded JSON text inert: encoding/json escapes C0 controls
+// and U+2028/U+2029 but writes DEL, C1 controls (U+009B is CSI to many
+// terminals), bidi overrides and invisible characters raw. JSON replaces
+// each with its \uXXXX escape (a surrogate pair above U+FFFF), which
+// every JSON reader decodes to the same string. Outside strings valid
+// JSON holds only ASCII, so only string contents change.
+func JSON(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1, r == '\n' || r == '\t' || r == '\r':
+			b.WriteByte(s[i]) // invalid JSON already, or layout between tokens
+		case hidden(r) && r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

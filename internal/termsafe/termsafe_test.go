@@ -1,6 +1,7 @@
 package termsafe
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +114,21 @@ func BenchmarkLine(b *testing.B) {
 	plain := strings.Repeat("go test ./... && git status --short | head -20 ", 4)
 	for b.Loop() {
 		Line(plain)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	in := "{\"t\":\"a\x7fb\u0085c\u009bd\u202ee\u200bf\U000e0041g ✓\"}\n"
+	out := JSON(in)
+	want := "{\"t\":\"a\\u007fb\\u0085c\\u009bd\\u202ee\\u200bf\\udb40\\udc41g ✓\"}\n"
+	if out != want {
+		t.Fatalf("JSON = %q, want %q", out, want)
+	}
+	var a, b map[string]string
+	if err := json.Unmarshal([]byte(in), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &b); err != nil || a["t"] != b["t"] {
+		t.Errorf("the escaped JSON decodes to %q (%v), want %q", b["t"], err, a["t"])
 	}
 }
