@@ -38,6 +38,23 @@ type Config struct {
 
 	sources  map[string]Source
 	sections map[string][]RawSection
+
+	projectPrompt    string
+	projectPromptSrc Source
+}
+
+// keyProjectPrompt is the key a project layer may set only as
+// instructions.
+const keyProjectPrompt = "agent.system_prompt"
+
+// ProjectInstructions returns the agent.system_prompt a project layer
+// (<workspace>/.rein/config.toml) set, and where. A repository never
+// replaces rein's system prompt: Agent.SystemPrompt holds only what the
+// user's layers, the environment and flags set, and the project's text
+// is for the caller to add after it, labelled as the project's
+// instructions, as AGENTS.md files are. "" when the project sets none.
+func (c *Config) ProjectInstructions() (string, Source) {
+	return c.projectPrompt, c.projectPromptSrc
 }
 
 // ModelConfig selects and parameterises the model.

@@ -138,6 +138,11 @@ type merger struct {
 	sources  map[string]Source
 	sections map[string][]RawSection
 	warnings []string
+	// projectPrompt is the project layer's agent.system_prompt, kept
+	// apart: it never replaces the system prompt (see
+	// Config.ProjectInstructions).
+	projectPrompt    string
+	projectPromptSrc Source
 }
 
 func newMerger() *merger {
@@ -159,6 +164,10 @@ func (m *merger) applyFile(l *fileLayer) {
 			continue
 		}
 		src := l.source(spec.key)
+		if l.kind == LayerProject && spec.key == keyProjectPrompt {
+			m.projectPrompt, m.projectPromptSrc = v.(string), src
+			continue
+		}
 		if l.kind == LayerProject && spec.limit {
 			cur := m.current(spec)
 			if !tighter(spec, v, cur) {
@@ -299,6 +308,9 @@ func (m *merger) result() *Config {
 		Warnings: m.warnings,
 		sources:  m.sources,
 		sections: m.sections,
+
+		projectPrompt:    m.projectPrompt,
+		projectPromptSrc: m.projectPromptSrc,
 	}
 	c.Model.Endpoint = deref(e.Endpoint, DefaultOpenAIEndpoint)
 	if e.Endpoint == nil && c.Model.Provider == ProviderAnthropic {

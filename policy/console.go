@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // ConsoleOptions configure the console approver.
@@ -101,7 +103,7 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 				break
 			}
 			if err := c.always(ctx, call, sh); err != nil {
-				fmt.Fprintf(c.out, "rein could not save the rule: %v\n", err)
+				fmt.Fprintf(c.out, "rein could not save the rule: %s\n", termsafe.Line(err.Error()))
 				break
 			}
 			c.session.remember(sh)
@@ -139,16 +141,21 @@ func choices(always bool) string {
 }
 
 // show prints the call: tool, its command or compact arguments, reason.
+// Every field is model-controlled (the reason quotes the command) and is
+// shown escaped (termsafe.Line), so control characters cannot make the
+// prompt read differently from what [y]es approves.
 func (c *ConsoleApprover) show(call Call, d Decision, always bool) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nrein wants to run %s\n", call.Spec.Name)
+	fmt.Fprintf(&b, "\nrein wants to run %s\n", termsafe.Line(call.Spec.Name))
 	eff := call.Spec.Effects
-	shownCmd := false
+	shownCmd, escaped := false, false
 	if eff.Exec && eff.CommandArg != "" {
 		if args, err := parseArgs(call.Args); err == nil {
 			if cmds, _ := args.strings(eff.CommandArg); len(cmds) > 0 {
 				for _, cmd := range cmds {
-					fmt.Fprintf(&b, "  command: %s\n", compact(cmd, 500))
+					shown := compact(cmd, 500)
+					escaped = escaped || shown != clip(cmd, 500)
+					fmt.Fprintf(&b, "  command: %s\n", shown)
 				}
 				shownCmd = true
 			}
@@ -157,14 +164,20 @@ func (c *ConsoleApprover) show(call Call, d Decision, always bool) {
 	if !shownCmd {
 		fmt.Fprintf(&b, "  args: %s\n", compact(canonicalJSON(call.Args), 300))
 	}
-	fmt.Fprintf(&b, "  why: %s\n", d.Reason)
+	fmt.Fprintf(&b, "  why: %s\n", termsafe.Line(d.Reason))
+	if escaped {
+		b.WriteString(`  (characters of the command are shown escaped: \r \n \t \xNN \uNNNN, and \\ for a backslash)` + "\n")
+	}
 	b.WriteString(choices(always))
 	io.WriteString(c.out, b.String())
 }
 
-// compact shows text on one line, cut to max runes.
-func compact(s string, max int) string {
-	s = strings.ReplaceAll(s, "\n", "⏎")
+// compact shows text on one line, cut to max runes, every control or
+// invisible character escaped.
+func compact(s string, max int) string { return termsafe.Line(clip(s, max)) }
+
+// clip cuts s to max runes, marking the cut.
+func clip(s string, max int) string {
 	if r := []rune(s); len(r) > max {
 		return string(r[:max]) + "…"
 	}
@@ -244,7 +257,7 @@ func (c *ConsoleApprover) always(ctx context.Context, call Call, sh shape) error
 			return err
 		}
 	}
-	fmt.Fprintf(c.out, "Added to %s:\n%s", path, text)
+	fmt.Fprintf(c.out, "Added to %s:\n%s", termsafe.Line(path), termsafe.Escape(text))
 	return nil
 }
 

@@ -105,3 +105,55 @@ func hasURLPassword(v string) bool {
 	_, has := u.User.Password()
 	return has
 }
+
+// credentialNameExceptions hold ScrubEnv's exact names whose values point
+// at credentials (sockets, files) rather than being one.
+var credentialNameExceptions = []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "PGPASSFILE", "NETRC", "XAUTHORITY"}
+
+// CredentialEnv returns the values of env's variables ("NAME=value") that
+// hold credentials, for redaction: those ScrubEnv drops for a telltale
+// word in their name (KEY, TOKEN, SECRET, PASSWORD, AUTH, …), known
+// credential variables (DATABASE_URL, MYSQL_PWD, …) and any value that is
+// a URL carrying a password. Variables dropped only for their family
+// prefix (AWS_REGION, REIN_MODEL, KUBECONFIG) are plain settings and not
+// returned, nor are paths to sockets and files (SSH_AUTH_SOCK,
+// *_FILE, *_PATH, *_DIR), nor values shorter than minLen, which would
+// redact ordinary words.
+func CredentialEnv(env []string, minLen int) []string {
+	var out []string
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		value = strings.TrimSpace(value)
+		if !ok || name == "" || len(value) < minLen || !credentialVar(name, value) {
+			continue
+		}
+		if !slices.Contains(out, value) {
+			out = append(out, value)
+		}
+	}
+	return out
+}
+
+func credentialVar(name, value string) bool {
+	if hasURLPassword(value) {
+		return true
+	}
+	up := strings.ToUpper(name)
+	if slices.Contains(safeNames, up) || slices.Contains(credentialNameExceptions, up) {
+		return false
+	}
+	for _, suffix := range []string{"_SOCK", "_FILE", "_PATH", "_DIR", "_INFO"} {
+		if strings.HasSuffix(up, suffix) {
+			return false
+		}
+	}
+	if slices.Contains(secretNames, up) {
+		return true
+	}
+	for _, p := range secretNameParts {
+		if strings.Contains(up, p) {
+			return true
+		}
+	}
+	return false
+}

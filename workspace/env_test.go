@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,5 +26,19 @@ func TestScrubEnv(t *testing.T) {
 	got := ScrubEnv(in, []string{"KEEP_ME_TOKEN"})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ScrubEnv (-want +got):\n%s", diff)
+	}
+}
+
+func TestCredentialEnv(t *testing.T) {
+	env := []string{
+		"GITHUB_TOKEN=ghp_0123456789abcdef", "MY_API_KEY=abcdefgh12", "DB_PASSWORD=short", // too short
+		"DATABASE_URL=postgres://u:pw1234@db/x", "PLAIN=https://u:hunter22@h/", "AWS_REGION=us-east-1",
+		"REIN_MODEL=claude-sonnet-4", "SSH_AUTH_SOCK=/run/user/1000/keyring/ssh", "HOME=/home/someone",
+		"PATH=/usr/bin:/bin", "TOKEN_FILE=/etc/rein/token", "DUP_TOKEN=ghp_0123456789abcdef",
+	}
+	got := CredentialEnv(env, 8)
+	want := []string{"ghp_0123456789abcdef", "abcdefgh12", "postgres://u:pw1234@db/x", "https://u:hunter22@h/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("CredentialEnv = %q, want %q", got, want)
 	}
 }

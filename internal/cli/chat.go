@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/workspace"
@@ -314,7 +315,7 @@ func (s *chatSession) clear(ctx context.Context) {
 	old := s.conv.ID()
 	conv, err := s.sr.restart(ctx)
 	if err != nil {
-		fmt.Fprintf(s.app.Stderr, "rein: cannot start a new session: %s\n", s.ex.scrub(oneLine(err.Error())))
+		fmt.Fprintf(s.app.Stderr, "rein: cannot start a new session: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
 		return
 	}
 	if s.summarize != nil {
@@ -342,7 +343,7 @@ func (s *chatSession) compact(ctx context.Context) {
 	case sig != nil:
 		fmt.Fprintln(s.app.Stderr, "^C compaction cancelled")
 	case errors.Is(err, memory.ErrNothingToCompact):
-		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: ")))
+		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", termsafe.Line(s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: "))))
 	case err != nil:
 		fmt.Fprintf(s.app.Stderr, "rein: compaction failed: %s\n", s.ex.errorLine(err))
 	case info == nil:

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/workspace"
 )
 
@@ -21,7 +22,7 @@ func (s *chatSession) diff() {
 	if !strings.HasSuffix(d, "\n") {
 		d += "\n"
 	}
-	io.WriteString(s.app.Stdout, s.ex.scrub(d))
+	io.WriteString(s.app.Stdout, termsafe.Text(s.ex.scrub(d)))
 }
 
 // undo is /undo: it undoes every change of the newest tool call that
@@ -40,15 +41,15 @@ func (s *chatSession) undo() {
 		// Undo works newest first: the undone changes are the newest n.
 		lines := describeUndone(last[len(last)-n:])
 		call := s.describeCall(last[0].CallID)
-		fmt.Fprintf(errw, "undid %s of %s:\n", plural(n, "change"), call)
+		fmt.Fprintf(errw, "undid %s of %s:\n", plural(n, "change"), termsafe.Line(s.ex.scrub(call)))
 		for _, l := range lines {
-			fmt.Fprintf(errw, "  %s\n", l)
+			fmt.Fprintf(errw, "  %s\n", termsafe.Line(s.ex.scrub(l)))
 		}
 		s.note = fmt.Sprintf("[Note from rein: the user undid the file changes of %s (%s). Those files are back to their earlier state; read them again before changing them.]",
 			call, strings.Join(lines, "; "))
 	}
 	if err != nil {
-		fmt.Fprintf(errw, "rein: /undo stopped: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(errw, "rein: /undo stopped: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
 	}
 }
 

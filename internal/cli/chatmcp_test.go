@@ -84,7 +84,7 @@ func TestStatusLine(t *testing.T) {
 		{mcp.Status{Name: "a", State: mcp.StateConnected, Transport: mcp.TransportStdio, Era: "2025-11-25", Tools: []string{"a__x", "a__y"}, Prompts: true, Resources: true},
 			"a: connected over stdio, protocol 2025-11-25, 2 tools, prompts, resources"},
 		{mcp.Status{Name: "b", State: mcp.StateFailed, Transport: mcp.TransportStdio, Required: true, Err: errors.New("exit status 1\n\x1b[31mstack")},
-			"b: failed (required) — exit status 1 \uFFFD[31mstack"},
+			`b: failed (required) — exit status 1 \x1b[31mstack`},
 		{mcp.Status{Name: "c", State: mcp.StateDisabled}, "c: disabled"},
 	}
 	for _, tt := range tests {

@@ -64,6 +64,10 @@ type App struct {
 	Stdout, Stderr io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Environ lists the environment ("NAME=value"), whose credentials
+	// are registered for redaction; nil means os.Environ when Getenv is
+	// nil too, and no variables otherwise.
+	Environ func() []string
 	// Getwd returns the default workspace; nil means os.Getwd.
 	Getwd func() (string, error)
 	// Interrupts delivers SIGINT (os.Interrupt) and SIGTERM; nil means
@@ -128,6 +132,12 @@ func (a *App) defaults() {
 	}
 	if a.Getenv == nil {
 		a.Getenv = os.Getenv
+		if a.Environ == nil {
+			a.Environ = os.Environ
+		}
+	}
+	if a.Environ == nil {
+		a.Environ = func() []string { return nil }
 	}
 	if a.Getwd == nil {
 		a.Getwd = os.Getwd

@@ -125,7 +125,20 @@ func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved poli
 	if h.system == "" {
 		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
 	}
+	h.system = withProjectInstructions(h.system, cfg)
 	return nil
+}
+
+// withProjectInstructions appends a project layer's agent.system_prompt to
+// the system prompt as the project's instructions, labelled like the
+// AGENTS.md files memory injects: a repository adds to rein's (or the
+// user's) system prompt, never replaces it.
+func withProjectInstructions(system string, cfg *config.Config) string {
+	text, _ := cfg.ProjectInstructions()
+	if strings.TrimSpace(text) == "" {
+		return system
+	}
+	return system + "\n\n# Instructions from .rein/config.toml (the project's [agent] system_prompt)\n\n" + strings.TrimSpace(text)
 }
 
 // headlessApprover is the approver when no one can be asked: ask

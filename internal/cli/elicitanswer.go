@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // parse validates a non-empty answer to the field and returns the value
@@ -331,24 +332,20 @@ func countText(lo, hi *int, noun string) string {
 	return "one or more " + noun + "s"
 }
 
-// termText makes text from a server safe to show on a terminal, on one
-// line: control characters (C0 and C1, which include the escape that
-// starts terminal sequences) and bidirectional overrides become spaces or
-// U+FFFD, and the text is cut to limit runes.
+// termText makes text from a server or the model safe to show on a
+// terminal, on one line: line breaks and tabs become spaces, every other
+// control character (C0 and C1, which include the escape that starts
+// terminal sequences), invisible and bidirectional formatting character
+// and invalid byte is shown as an escape (termsafe.Line), and the text is
+// cut to limit runes.
 func termText(s string, limit int) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			b.WriteByte(' ')
-		case r == utf8.RuneError || unicode.IsControl(r) || isBidiControl(r):
-			b.WriteRune('\uFFFD')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return clipText(strings.TrimSpace(b.String()), limit)
+	s = layoutSpaces.Replace(s)
+	return termsafe.Line(clipText(strings.TrimSpace(s), limit))
 }
+
+// layoutSpaces turns the layout characters of a one-line text into
+// spaces (byte-wise: invalid UTF-8 stays, for termsafe to show).
+var layoutSpaces = strings.NewReplacer("\n", " ", "\t", " ")
 
 // termBlock is termText for a block of text that keeps its line breaks
 // (a server's message), indented by indent.
@@ -358,12 +355,6 @@ func termBlock(s string, limit int, indent string) string {
 		lines[i] = indent + termText(l, limit)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// isBidiControl reports the Unicode bidirectional formatting characters,
-// which can make shown text read differently from what it is.
-func isBidiControl(r rune) bool {
-	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // clipText cuts s to limit runes, marking the cut with an ellipsis.

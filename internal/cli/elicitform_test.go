@@ -256,11 +256,12 @@ func TestTermTextDefusesTerminalControls(t *testing.T) {
 		want  string
 	}{
 		{"plain", 40, "plain"},
-		{"\x1b[31mred\x1b[0m", 40, "\uFFFD[31mred\uFFFD[0m"},
-		{"csi\u009b2J", 40, "csi\uFFFD2J"},
+		{"\x1b[31mred\x1b[0m", 40, `\x1b[31mred\x1b[0m`},
+		{"csi\u009b2J", 40, `csi\u009b2J`},
 		{"two\nlines\r\n", 40, "two lines"},
-		{"rtl\u202Eevil", 40, "rtl\uFFFDevil"},
-		{"bad\xffutf8", 40, "bad\uFFFDutf8"},
+		{"over\rwrite", 40, `over\rwrite`},
+		{"rtl\u202Eevil\u200b", 40, `rtl\u202eevil\u200b`},
+		{"bad\xffutf8", 40, `bad\xffutf8`},
 		{strings.Repeat("x", 12), 10, "xxxxxxxxxx…"},
 	}
 	for _, tt := range tests {
@@ -268,7 +269,7 @@ func TestTermTextDefusesTerminalControls(t *testing.T) {
 			t.Errorf("termText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := termBlock("a\x1b\nb", 100, "> "); got != "> a\uFFFD\n> b" {
+	if got := termBlock("a\x1b\nb", 100, "> "); got != "> a\\x1b\n> b" {
 		t.Errorf("termBlock = %q", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/httpx"
+	"github.com/reinharness/rein/internal/secret"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
 )
 
@@ -38,18 +40,28 @@ func newExplainer(m config.ModelConfig) *explainer {
 	return e
 }
 
-// scrub removes the configured secrets from s.
+// scrub removes every secret from text rein prints: the configured key,
+// every registered value in each of its encoded forms, and what the
+// patterns of internal/secret recognise (bearer tokens, sk-… keys,
+// "password=…"). For encoded JSON use scrubKnown, which leaves the syntax
+// alone.
 func (e *explainer) scrub(s string) string {
+	return secret.Redact(e.scrubKnown(s))
+}
+
+// scrubKnown removes the configured key and every registered value (in
+// all its encoded forms) from s, and nothing else.
+func (e *explainer) scrubKnown(s string) string {
 	for _, k := range e.secrets {
 		s = strings.ReplaceAll(s, k, "[REDACTED]")
 	}
-	return s
+	return secret.RedactKnown(s)
 }
 
 // errorLine explains a run's error in one line (without the "rein: "
 // prefix).
 func (e *explainer) errorLine(err error) string {
-	return e.scrub(httpx.Redact(oneLine(e.explain(err))))
+	return termsafe.Line(e.scrub(httpx.Redact(oneLine(e.explain(err)))))
 }
 
 func (e *explainer) explain(err error) string {
@@ -218,7 +230,7 @@ func (e *explainer) outcomeLine(out *agent.Outcome, cfg *config.Config) string {
 		if reason == "" {
 			reason = fallback
 		}
-		return e.scrub(fmt.Sprintf("%s: %s", reason, fix))
+		return termsafe.Line(e.scrub(fmt.Sprintf("%s: %s", reason, fix)))
 	}
 	switch out.Kind {
 	case agent.StepLimit:

@@ -150,10 +150,17 @@ func (in *invocation) runWithStdin(t *testing.T, r io.Reader, args ...string) re
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	app := &cli.App{
-		Stdin:      r,
-		Stdout:     in.stdout,
-		Stderr:     in.stderr,
-		Getenv:     func(k string) string { return in.env.vars[k] },
+		Stdin:  r,
+		Stdout: in.stdout,
+		Stderr: in.stderr,
+		Getenv: func(k string) string { return in.env.vars[k] },
+		Environ: func() []string {
+			var env []string
+			for k, v := range in.env.vars {
+				env = append(env, k+"="+v)
+			}
+			return env
+		},
 		Getwd:      func() (string, error) { return in.env.workspace, nil },
 		Interrupts: in.interrupts,
 	}

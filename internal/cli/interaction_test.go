@@ -308,7 +308,7 @@ func TestConsoleSampleApproved(t *testing.T) {
 	for _, w := range []string{
 		"MCP server srv asks rein's model for a completion (at most 200 tokens):\n",
 		"  system: Be brief.\n",
-		"  user: What is MCP?\uFFFD[2J\n",
+		"  user: What is MCP?\\x1b[2J\n",
 		"  (2 messages before it not shown)\n",
 		"  (the server prefers claude; m1 answers)\n",
 		"  answer y or n\n",

@@ -98,7 +98,7 @@ func (p *progressReporter) report(pr mcp.Progress) {
 	if p.json {
 		writeJSONLine(p.w, p.ex, progressLine{
 			Type: eventToolProgress, SessionID: p.sessionID, Time: now.UTC(), Server: pr.Server, Tool: pr.Tool,
-			IdempotencyKey: pr.IdempotencyKey, Progress: pr.Progress, Total: pr.Total, Message: pr.Message,
+			IdempotencyKey: pr.IdempotencyKey, Progress: pr.Progress, Total: pr.Total, Message: p.ex.scrub(pr.Message),
 		})
 		return
 	}
@@ -107,9 +107,9 @@ func (p *progressReporter) report(pr mcp.Progress) {
 		line += "/" + formatNumber(pr.Total)
 	}
 	if pr.Message != "" {
-		line += " " + termText(pr.Message, maxToolLine)
+		line += " " + termText(p.ex.scrub(pr.Message), maxToolLine)
 	}
-	io.WriteString(p.w, p.ex.scrub(line)+"\n")
+	io.WriteString(p.w, p.ex.scrubKnown(line)+"\n")
 }
 
 // prune forgets calls not heard from for a minute (ones that ended

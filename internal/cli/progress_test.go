@@ -62,7 +62,7 @@ func TestProgressTextQuietWhileAsking(t *testing.T) {
 	r.report(progressOf(3, 3))
 	<-gate.ch
 	r.report(mcp.Progress{Server: "srv", Tool: "srv__op", Progress: 0.5, Message: "half\x1b[2J way"})
-	want := "… srv__op 3/3\n… srv__op 0.5 half\uFFFD[2J way\n"
+	want := "… srv__op 3/3\n… srv__op 0.5 half\\x1b[2J way\n"
 	if out.String() != want {
 		t.Errorf("output = %q, want %q", out.String(), want)
 	}

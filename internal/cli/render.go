@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // renderer shows one run in an output format. event is called for every
@@ -25,13 +27,18 @@ func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) rendere
 	case formatJSON:
 		return &jsonRenderer{w: stdout, ex: ex}
 	case formatStreamJSON:
-		return &streamRenderer{w: stdout, ex: ex}
+		return &streamRenderer{w: stdout, ex: ex, memo: &redact.Memo{}}
 	}
 	return &textRenderer{out: stdout, err: stderr, ex: ex}
 }
 
 // textRenderer streams the assistant's text to stdout as it arrives and
 // shows tool activity compactly on stderr, one line per call and result.
+// Everything it prints is model-controlled: it is redacted of secrets
+// first, then escaped (termsafe) so a terminal shows control characters
+// instead of obeying them. Tool lines are one line already (compactLine
+// cuts at the first line break) and show JSON, which escapes its own
+// backslashes, so they use termsafe.Text, which leaves backslashes alone.
 type textRenderer struct {
 	out, err io.Writer
 	ex       *explainer
@@ -55,14 +62,18 @@ func (r *textRenderer) event(ev agent.Event) {
 		if ev.Text == "" {
 			return
 		}
-		io.WriteString(r.out, r.ex.scrub(ev.Text))
+		// The answer is redacted and escaped delta by delta (a secret or
+		// an escape sequence split across two deltas is not recognised
+		// whole; termsafe escapes each control character on its own, so
+		// no sequence survives either way).
+		io.WriteString(r.out, termsafe.Text(r.ex.scrub(ev.Text)))
 		r.midLine = !strings.HasSuffix(ev.Text, "\n")
 	case agent.EventToolCall:
 		if ev.ToolCall == nil {
 			return
 		}
 		r.endLine()
-		fmt.Fprintf(r.err, "→ %s %s\n", ev.ToolCall.Name, r.ex.scrub(compactLine(compactJSON(ev.ToolCall.Args))))
+		fmt.Fprintf(r.err, "→ %s %s\n", termsafe.Line(ev.ToolCall.Name), termsafe.Text(compactLine(r.ex.scrub(compactJSON(ev.ToolCall.Args)))))
 	case agent.EventToolDecision:
 		r.decision(ev.Decision)
 	case agent.EventToolResult:
@@ -73,7 +84,7 @@ func (r *textRenderer) event(ev agent.Event) {
 		if ev.ToolResult.IsError {
 			prefix = "← error: "
 		}
-		fmt.Fprintf(r.err, "%s%s\n", prefix, r.ex.scrub(compactLine(ev.ToolResult.Content)))
+		fmt.Fprintf(r.err, "%s%s\n", prefix, termsafe.Text(compactLine(r.ex.scrub(ev.ToolResult.Content))))
 	}
 }
 
@@ -93,7 +104,7 @@ func (r *textRenderer) decision(d *agent.Decision) {
 	// denied: …"); the line already names it.
 	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
 	r.endLine()
-	fmt.Fprintf(r.err, "✗ %s denied: %s\n", d.Tool, r.ex.scrub(compactLineMax(why, maxDenialLine)))
+	fmt.Fprintf(r.err, "✗ %s denied: %s\n", termsafe.Line(d.Tool), termsafe.Text(compactLineMax(r.ex.scrub(why), maxDenialLine)))
 }
 
 // endLine ends a partial line of assistant text, so tool lines and the
@@ -140,7 +151,7 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem}
 	if out != nil {
 		res.Outcome = string(out.Kind)
-		res.Text = out.Text
+		res.Text = r.ex.scrub(out.Text)
 		res.Steps = out.Steps
 		res.ToolCalls = out.ToolCalls
 		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
@@ -148,13 +159,24 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 	writeJSONLine(r.w, r.ex, res)
 }
 
-// streamRenderer prints every agent event as one JSON line.
+// streamRenderer prints every agent event as one JSON line, with secrets
+// removed from every field first (redact.Event: texts, messages, tool
+// calls' arguments, results, reasons, errors), as the session store
+// records it.
+//
+// Text deltas are redacted one at a time: a secret the model streams
+// split across two deltas is not recognised in either. The whole text is
+// redacted where it is kept (the assistant message, the outcome, the
+// store), and a model can only repeat a secret it was shown, which tool
+// results are redacted of in every output.
 type streamRenderer struct {
-	w  io.Writer
-	ex *explainer
+	w    io.Writer
+	ex   *explainer
+	memo *redact.Memo
 }
 
 func (r *streamRenderer) event(ev agent.Event) {
+	ev = r.memo.Event(ev)
 	if ev.Err != "" {
 		ev.Err = r.ex.scrub(ev.Err)
 	}
@@ -163,7 +185,11 @@ func (r *streamRenderer) event(ev agent.Event) {
 
 func (r *streamRenderer) finish(*agent.Outcome, string) {}
 
-// writeJSONLine writes v as one line of JSON with secrets scrubbed.
+// writeJSONLine writes v as one line of JSON with the registered secrets
+// scrubbed (the patterns, which could disturb JSON syntax, are applied to
+// v's fields before: see streamRenderer). encoding/json escapes C0
+// controls; termsafe.JSON escapes what it leaves raw (DEL, C1 controls,
+// bidi and invisible characters), so the line is inert on a terminal.
 func writeJSONLine(w io.Writer, ex *explainer, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -174,7 +200,7 @@ func writeJSONLine(w io.Writer, ex *explainer, v any) {
 		fmt.Fprintf(w, "{\"type\":\"error\",\"error\":%q}\n", err.Error())
 		return
 	}
-	io.WriteString(w, ex.scrub(buf.String()))
+	io.WriteString(w, termsafe.JSON(ex.scrubKnown(buf.String())))
 }
 
 // compactJSON re-encodes raw JSON without insignificant whitespace.

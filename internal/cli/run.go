@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin ("rein run -").
@@ -183,6 +184,7 @@ func (a *App) fail(err error, ex *explainer) error {
 	if ex != nil {
 		line = ex.scrub(line)
 	}
+	line = termsafe.Line(line)
 	fmt.Fprintf(a.Stderr, "rein: %s\n", line)
 	return &exitError{code: ExitFailed}
 }

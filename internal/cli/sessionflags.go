@@ -107,7 +107,7 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	registerSecrets(cfg, a.Getenv)
+	registerSecrets(cfg, a.Getenv, a.environ())
 	dir := stateDir(stateDirFlag, a.Getenv)
 	if dir == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
@@ -389,17 +389,34 @@ func (sr *sessionRun) close() {
 }
 
 // registerSecrets registers every credential rein knows of so that no
-// store, log, trace or message shows it: the configured API key and the
-// keys in the environment, whichever provider they belong to.
-func registerSecrets(cfg *config.Config, getenv func(string) string) {
+// output, store, log, trace or message shows it, in any of the encodings
+// secret.Register lists: the configured API key, the keys in the
+// environment whichever provider they belong to, and the value of every
+// variable of environ whose name marks a credential (GITHUB_TOKEN,
+// *_PASSWORD, …; see workspace.CredentialEnv) and is at least
+// minEnvSecret bytes long.
+func registerSecrets(cfg *config.Config, getenv func(string) string, environ []string) {
 	values := []string{cfg.Model.APIKey.Reveal()}
 	for _, name := range []string{"REIN_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", cfg.Model.APIKeyEnv} {
 		if name != "" {
 			values = append(values, getenv(name))
 		}
 	}
+	values = append(values, workspace.CredentialEnv(environ, minEnvSecret)...)
 	redact.Register(values...)
 }
+
+// environ is a.Environ(), nil when the App was never given defaults.
+func (a *App) environ() []string {
+	if a.Environ == nil {
+		return nil
+	}
+	return a.Environ()
+}
+
+// minEnvSecret is the shortest environment value registered as a secret:
+// shorter values (a "true", a region name) would redact common words.
+const minEnvSecret = 8
 
 func truthy(s string) bool {
 	b, err := strconv.ParseBool(strings.TrimSpace(s))

@@ -8,7 +8,6 @@ package secret
 
 import (
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -68,12 +67,15 @@ const MinLength = 6
 
 var known struct {
 	sync.RWMutex
-	values   []string // longest first, so a key containing another is hidden whole
-	replacer *strings.Replacer
+	values  []string
+	matcher *matcher
 }
 
 // Register records secret values (API keys, tokens, header values) so
-// that Redact replaces them wherever they appear, whatever their shape.
+// that Redact replaces them wherever they appear, whatever their shape,
+// and in their encoded forms too: base64 (standard and URL alphabets,
+// padded or not, also inside a longer base64 text such as a Basic
+// authorization header), hexadecimal and URL encoding (see forms).
 // Values shorter than MinLength are ignored. Safe for concurrent use;
 // registrations last for the life of the process.
 func Register(values ...string) {
@@ -91,12 +93,7 @@ func Register(values ...string) {
 	if !changed {
 		return
 	}
-	sort.Slice(known.values, func(i, j int) bool { return len(known.values[i]) > len(known.values[j]) })
-	pairs := make([]string, 0, 2*len(known.values))
-	for _, v := range known.values {
-		pairs = append(pairs, v, redacted)
-	}
-	known.replacer = strings.NewReplacer(pairs...)
+	known.matcher = newMatcher(known.values)
 }
 
 func containsString(list []string, s string) bool {
@@ -113,12 +110,7 @@ func containsString(list []string, s string) bool {
 // values and credentials in URLs. It is a best effort over free text, not
 // a parser: the patterns prefer hiding too much to hiding too little.
 func Redact(s string) string {
-	known.RLock()
-	r := known.replacer
-	known.RUnlock()
-	if r != nil {
-		s = r.Replace(s)
-	}
+	s = redactKnown(s)
 	lower := strings.ToLower(s)
 	for _, r := range redactions {
 		if containsAny(lower, r.needs) {
@@ -126,6 +118,21 @@ func Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// RedactKnown replaces only the registered values (in all their forms),
+// not the patterns: it suits text whose syntax a pattern could disturb,
+// such as encoded JSON, and is cheap (about a nanosecond per byte).
+func RedactKnown(s string) string { return redactKnown(s) }
+
+func redactKnown(s string) string {
+	known.RLock()
+	m := known.matcher
+	known.RUnlock()
+	if m == nil {
+		return s
+	}
+	return m.replace(s, redacted)
 }
 
 // redactSlow applies every pattern unconditionally; tests check that

@@ -1,6 +1,9 @@
 package secret
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -122,5 +125,86 @@ func BenchmarkRedact(b *testing.B) {
 				redactSlow(c.in)
 			}
 		})
+	}
+}
+
+// BenchmarkRedactRegistered is BenchmarkRedact's clean text with a handful
+// of registered secrets (an API key, tokens from the environment), which
+// every text is searched for in all their encoded forms. Registrations are
+// global, so run it on its own (-bench RedactRegistered) to compare with
+// BenchmarkRedact.
+func BenchmarkRedactRegistered(b *testing.B) {
+	Register("sk-bench-0123456789abcdefghij", "ghp_benchBENCHbench0123456789abcdef", "envsecret-42-xyzzy-plugh",
+		"hunter2hunter2hunter2", "AKIAbenchbenchbench99")
+	clean := strings.Repeat("func main() { fmt.Println(\"hello, world\") } // line of code\n", 10)
+	long := strings.Repeat(clean, 100)
+	for _, c := range []struct{ name, in string }{{"clean-560B", clean}, {"clean-56KB", long}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Redact(c.in)
+			}
+		})
+		b.Run(c.name+"/registered-only", func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				RedactKnown(c.in)
+			}
+		})
+	}
+}
+
+// TestRegisteredEncodedForms checks that a registered value is caught in
+// every encoding a command or header gives it, also inside longer encoded
+// text at each of base64's three alignments.
+func TestRegisteredEncodedForms(t *testing.T) {
+	key := "enc-Key+/with?odd&chars=1"
+	Register(key)
+	b64 := func(enc *base64.Encoding, s string) string { return enc.EncodeToString([]byte(s)) }
+	var leaks []string
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		leaks = append(leaks, b64(enc, key))
+		for _, prefix := range []string{"", "u", "us", "user:", "Authorization header for x:"} {
+			leaks = append(leaks, b64(enc, prefix+key), b64(enc, prefix+key+"\n"), b64(enc, prefix+key+"-tail-text"))
+		}
+	}
+	h := hex.EncodeToString([]byte(key))
+	leaks = append(leaks, h, strings.ToUpper(h), "00"+h+"ff", url.QueryEscape(key), url.PathEscape(key), "https://h/?q="+url.QueryEscape(key)+"&x=1")
+	for _, leak := range leaks {
+		got := Redact("output: " + leak + " end")
+		if !strings.Contains(got, redacted) {
+			t.Errorf("Redact(%q) = %q: no redaction", leak, got)
+			continue
+		}
+		// What is left around the marker holds no more than a partial
+		// character or two of the secret's encoding.
+		for _, part := range strings.Split(got, redacted) {
+			for _, f := range forms(key) {
+				if len(part) > 0 && strings.Contains(part, f) {
+					t.Errorf("Redact(%q) = %q still holds the form %q", leak, got, f)
+				}
+			}
+		}
+	}
+	if got := Redact("plain words and base64 aGVsbG8gd29ybGQ= stay"); got != "plain words and base64 aGVsbG8gd29ybGQ= stay" {
+		t.Errorf("unrelated text changed: %q", got)
+	}
+}
+
+func TestMatcherLeftmostLongest(t *testing.T) {
+	m := newMatcher([]string{"abcdefgh", "abcdefghijkl", "ghijklmnop"})
+	for in, want := range map[string]string{
+		"xxabcdefghijklyy":    "xx#yy",
+		"xxabcdefghyy":        "xx#yy",
+		"abcdefghabcdefgh":    "##",
+		"abcdefgghijklmnopz":  "abcdefg#z",
+		"abc":                 "abc",
+		"nothing here at all": "nothing here at all",
+	} {
+		if got := m.replace(in, "#"); got != want {
+			t.Errorf("replace(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
