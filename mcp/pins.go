@@ -39,8 +39,8 @@ const (
 
 // Pin is the state, when trusted, of one workspace path a stdio server
 // runs or names: its command when that lies in the workspace, every
-// argument (or --flag=value value) that names a path in the workspace,
-// and a Python -m module's files.
+// argument (or --flag=value value) that names a path in the workspace, a
+// Python -m module's files, and the words of a shell's -c script.
 type Pin struct {
 	// Path is workspace-relative and slash-separated, as the
 	// configuration names it (before symlinks).
@@ -129,8 +129,21 @@ func pinCandidates(sc ServerConfig, ws string) ([]string, bool) {
 		add(p)
 	}
 	python := pythonRE.MatchString(filepath.Base(sc.Command))
+	shell := shellRE.MatchString(filepath.Base(sc.Command))
 	for i := 0; i < len(sc.Args); i++ {
 		a := sc.Args[i]
+		if shell && a == "-c" && i+1 < len(sc.Args) {
+			// sh -c 'node srv.js': the words of the script, roughly.
+			i++
+			for _, w := range strings.FieldsFunc(sc.Args[i], func(r rune) bool {
+				return strings.ContainsRune(" \t\n;&|()<>'\"`", r)
+			}) {
+				if !strings.HasPrefix(w, "-") && !strings.Contains(w, "$") && usablePath(w) {
+					add(w)
+				}
+			}
+			continue
+		}
 		if python && (a == "-m" || (strings.HasPrefix(a, "-m") && !strings.HasPrefix(a, "--"))) {
 			mod := strings.TrimPrefix(a, "-m")
 			if mod == "" && i+1 < len(sc.Args) {
@@ -162,6 +175,9 @@ func pinCandidates(sc ServerConfig, ws string) ([]string, bool) {
 // pythonRE matches the names of Python interpreters (python, python3,
 // python3.12, pypy3).
 var pythonRE = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+
+// shellRE matches the names of shells whose -c runs a script.
+var shellRE = regexp.MustCompile(`^(sh|bash|dash|zsh|ksh|mksh|ash)$`)
 
 // usablePath reports whether an argument could name a file: not empty,
 // no NUL or newline, not a URL.

@@ -106,6 +106,7 @@ func TestTrustPinsContent(t *testing.T) {
 		"module":  {Name: "module", Command: "python3.12", Args: []string{"-m", "pkg.mod"}},
 		"abs":     {Name: "abs", Command: "node", Args: []string{filepath.Join(ws, "srv.py")}},
 		"outside": {Name: "outside", Command: "python3", Args: []string{"lib.py", filepath.Join(outside, "lib.py")}},
+		"shell":   {Name: "shell", Command: "bash", Args: []string{"-c", "cd bin && exec sh ./run.sh --config=x;python3 srv.py"}},
 	}
 	wantFiles := map[string][]string{
 		"script":  {"conf/srv.json", "srv.py"},
@@ -114,6 +115,7 @@ func TestTrustPinsContent(t *testing.T) {
 		"module":  {"pkg/mod/__main__.py"},
 		"abs":     {"srv.py"},
 		"outside": nil,
+		"shell":   {"srv.py"}, // ./run.sh is relative to bin only after cd
 	}
 	for name, sc := range servers {
 		sc.Project, sc.Source = true, ws+"/.mcp.json:1"

@@ -130,7 +130,8 @@ starting a stdio server runs its command. rein starts such servers only after
 you trusted exactly what they run; a change to the command, arguments,
 environment, directory, URL or headers asks again. Trusting a server also
 pins the contents of the workspace files it runs (its command when that is
-in the workspace, the files its arguments name, a Python -m module): when
+in the workspace, the files its arguments name, a Python -m module, the
+words of a sh -c script): when
 one changes, vanishes or appears, the server is not started until you trust
 it again, and while it is trusted the agent's writes to those files ask.
 
