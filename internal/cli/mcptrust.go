@@ -131,9 +131,9 @@ you trusted exactly what they run; a change to the command, arguments,
 environment, directory, URL or headers asks again. Trusting a server also
 pins the contents of the workspace files it runs (its command when that is
 in the workspace, the files its arguments name, a Python -m module, the
-words of a sh -c script): when
-one changes, vanishes or appears, the server is not started until you trust
-it again, and while it is trusted the agent's writes to those files ask.
+words of a sh -c script): when one changes, vanishes or appears, the server
+is not started until you trust it again, and while it is trusted the
+agent's writes to those files ask.
 
 Without SERVER, list the workspace's servers and whether they are trusted.
 With SERVER names, show what each runs and record it as trusted.`,
