@@ -28,6 +28,10 @@ const TrustFile = "trusted-mcp-servers.json"
 // headers, the defining file), so a repository that changes any of it is
 // asked about again.
 //
+// Trusting a stdio server also pins the contents of the workspace files it
+// runs (see PinFiles): a server whose script changed, vanished or appeared
+// is not trusted until the user reviews it again.
+//
 // A TrustStore is safe for concurrent use within a process; concurrent
 // writers in several processes may lose an entry, never corrupt the file
 // (writes are atomic renames).
@@ -70,36 +74,115 @@ func sortedPairs(m Secrets) []string {
 	return out
 }
 
-// Trusted reports whether sc may start: servers the user configured
-// themselves always may; workspace-defined ones only when trusted as they
-// are now. A store that cannot be read trusts nothing.
-func (t *TrustStore) Trusted(sc ServerConfig) bool {
-	if !sc.Project {
-		return true
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	set, err := t.load()
-	return err == nil && set[Fingerprint(sc)]
+// TrustStatus is what the store says about one server as it is now.
+type TrustStatus struct {
+	// Trusted: the server may start.
+	Trusted bool
+	// Known: the user trusted this configuration (command line,
+	// environment, directory, URL, defining file) at some point.
+	Known bool
+	// Changed lists the pinned workspace paths whose contents changed,
+	// vanished or appeared since the user trusted the server.
+	Changed []string
+	// Unpinned: the record predates file pinning and the server runs
+	// workspace files, which were therefore never reviewed as they are.
+	Unpinned bool
+	// Pins are the current states of the workspace paths the server runs
+	// or names (see PinFiles); Truncated says more were left out.
+	Pins      []Pin
+	Truncated bool
+	// Err is why the store could not be read (nothing is trusted then).
+	Err error
 }
 
-// Trust records sc as allowed to start.
-func (t *TrustStore) Trust(sc ServerConfig) error {
+// Files returns the paths of the pinned regular files, for messages.
+func (s TrustStatus) Files() []string {
+	var out []string
+	for _, p := range s.Pins {
+		if p.Kind == PinFile {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}
+
+// Status reports whether sc may start in workspace: servers the user
+// configured themselves always may; workspace-defined ones only when
+// trusted as they are now — configuration and the contents of the
+// workspace files they run. A store that cannot be read trusts nothing.
+func (t *TrustStore) Status(sc ServerConfig, workspace string) TrustStatus {
+	var st TrustStatus
+	st.Pins, st.Truncated = PinFiles(sc, workspace)
+	if !sc.Project {
+		st.Trusted, st.Known = true, true
+		return st
+	}
+	t.mu.Lock()
+	f, err := t.load()
+	t.mu.Unlock()
+	if err != nil {
+		st.Err = err
+		return st
+	}
+	fp := Fingerprint(sc)
+	if rec, ok := f.Servers[fp]; ok {
+		st.Known = true
+		st.Changed = diffPins(rec.Pins, st.Pins)
+		st.Trusted = len(st.Changed) == 0
+		return st
+	}
+	if slices.Contains(f.Trusted, fp) {
+		st.Known = true
+		st.Unpinned = len(st.Files()) > 0
+		st.Trusted = !st.Unpinned
+	}
+	return st
+}
+
+// Trusted reports whether sc may start in workspace (see Status).
+func (t *TrustStore) Trusted(sc ServerConfig, workspace string) bool {
+	return t.Status(sc, workspace).Trusted
+}
+
+// Trust records sc as allowed to start in workspace, as it is now: its
+// configuration and the contents of the workspace files it runs (see
+// PinFiles). It returns the status recorded.
+func (t *TrustStore) Trust(sc ServerConfig, workspace string) (TrustStatus, error) {
+	pins, truncated := PinFiles(sc, workspace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	set, err := t.load()
+	f, err := t.load()
 	if err != nil {
-		return err
+		return TrustStatus{Err: err}, err
 	}
-	set[Fingerprint(sc)] = true
-	list := make([]string, 0, len(set))
-	for fp := range set {
-		list = append(list, fp)
+	fp := Fingerprint(sc)
+	f.Trusted = slices.DeleteFunc(f.Trusted, func(s string) bool { return s == fp })
+	if pins == nil {
+		pins = []Pin{}
 	}
-	sort.Strings(list)
-	data, err := json.MarshalIndent(struct {
-		Trusted []string `json:"trusted"`
-	}{list}, "", "  ")
+	f.Servers[fp] = trustRecord{Pins: pins, Truncated: truncated}
+	if err := t.save(f); err != nil {
+		return TrustStatus{Err: err}, err
+	}
+	return TrustStatus{Trusted: true, Known: true, Pins: pins, Truncated: truncated}, nil
+}
+
+// trustFile is the store's format.
+type trustFile struct {
+	// Trusted are fingerprints recorded before file pinning (no pins).
+	Trusted []string `json:"trusted,omitempty"`
+	// Servers maps fingerprints to what was pinned with them.
+	Servers map[string]trustRecord `json:"servers,omitempty"`
+}
+
+type trustRecord struct {
+	Pins      []Pin `json:"pins"`
+	Truncated bool  `json:"truncated,omitempty"`
+}
+
+func (t *TrustStore) save(f trustFile) error {
+	sort.Strings(f.Trusted)
+	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -124,37 +207,65 @@ func (t *TrustStore) Trust(sc ServerConfig) error {
 	return nil
 }
 
-// load reads the fingerprints; a missing file is an empty store.
-func (t *TrustStore) load() (map[string]bool, error) {
-	set := map[string]bool{}
+// load reads the store; a missing file is an empty store.
+func (t *TrustStore) load() (trustFile, error) {
+	f := trustFile{Servers: map[string]trustRecord{}}
 	data, err := os.ReadFile(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return set, nil
+		return f, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcp: reading %s: %w", t.path, err)
-	}
-	var f struct {
-		Trusted []string `json:"trusted"`
+		return trustFile{}, fmt.Errorf("mcp: reading %s: %w", t.path, err)
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("mcp: %s is not a trust store (%v); move it aside and trust the servers again", t.path, err)
+		return trustFile{}, fmt.Errorf("mcp: %s is not a trust store (%v); move it aside and trust the servers again", t.path, err)
 	}
-	for _, fp := range f.Trusted {
-		set[fp] = true
+	if f.Servers == nil {
+		f.Servers = map[string]trustRecord{}
 	}
-	return set, nil
+	return f, nil
 }
 
-// SplitTrusted separates the servers that may start from the
-// workspace-defined ones the user has not trusted (as they are now).
-func (t *TrustStore) SplitTrusted(servers []ServerConfig) (trusted, untrusted []ServerConfig) {
+// Untrusted is a server that may not start, with why.
+type Untrusted struct {
+	Server ServerConfig
+	Status TrustStatus
+}
+
+// SplitTrusted separates the servers that may start in workspace from the
+// workspace-defined ones the user has not trusted as they are now, and
+// returns the workspace files the servers that may start run (absolute,
+// sorted; see PinnedFiles).
+func (t *TrustStore) SplitTrusted(servers []ServerConfig, workspace string) (trusted []ServerConfig, untrusted []Untrusted, files []string) {
+	ws := canonicalDir(workspace)
+	seen := map[string]bool{}
 	for _, sc := range servers {
-		if t.Trusted(sc) {
-			trusted = append(trusted, sc)
-		} else {
-			untrusted = append(untrusted, sc)
+		st := t.Status(sc, ws)
+		if !st.Trusted {
+			untrusted = append(untrusted, Untrusted{Server: sc, Status: st})
+			continue
+		}
+		trusted = append(trusted, sc)
+		if sc.Disabled {
+			continue
+		}
+		for _, f := range filePins(ws, st.Pins) {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
 		}
 	}
-	return trusted, untrusted
+	sort.Strings(files)
+	return trusted, untrusted, files
+}
+
+// PinnedFiles returns the workspace files (absolute, sorted) that the
+// servers allowed to start in workspace run or name: what a write must
+// ask about, and what a sandbox should keep read-only, so that what the
+// user trusted cannot be rewritten under them. It covers the servers the
+// user configured too, when they run workspace files.
+func PinnedFiles(servers []ServerConfig, store *TrustStore, workspace string) []string {
+	_, _, files := store.SplitTrusted(servers, workspace)
+	return files
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/reinharness/rein/config"
@@ -36,6 +37,9 @@ type harness struct {
 	// there. Both are nil when nobody can be asked.
 	gate    *promptGate
 	console *consoleInteraction
+	// protected are the workspace files trusted MCP servers run; writes
+	// to them ask (see mcpPlan.trustedServerFiles).
+	protected []string
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -68,6 +72,12 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
+	// The MCP servers are checked against the trust store before the
+	// workspace opens, so the files trusted servers run can be protected.
+	plan, err := a.planMCP(cfg, o.workspace, o.flags.stateDirFlag())
+	if err != nil {
+		return nil, err
+	}
 	ws, err := workspace.Open(o.workspace, workspace.Options{
 		Sandbox:         sb.mode,
 		SandboxReadable: sb.readable,
@@ -77,7 +87,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws}
+	h := &harness{ws: ws, protected: plan.trustedServerFiles()}
 	if err := h.build(cfg, layers, approved, home, a.protectedInWorkspace(ws.Dir(), home, o.flags.stateDirFlag())); err != nil {
 		ws.Close()
 		return nil, err
@@ -88,7 +98,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		h.console = newConsoleInteraction(h.gate, o.lines.readLine, a.Stderr)
 		in = h.console
 	}
-	if h.mcp, err = a.startMCP(cfg, ws.Dir(), o.flags.stateDirFlag(), h.tools, in); err != nil {
+	if h.mcp, err = a.startMCP(plan, ws.Dir(), h.tools, in); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -116,7 +126,8 @@ func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved poli
 	}
 	h.tools = set
 	h.engine, err = policy.NewEngine(policy.EngineConfig{
-		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved, Protected: protected,
+		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved,
+		Protected: append(slices.Clone(h.protected), protected...),
 	})
 	if err != nil {
 		return err

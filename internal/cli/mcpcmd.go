@@ -230,11 +230,12 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	ws = canonicalPath(ws)
 	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 	if err != nil {
 		return nil, "", err
 	}
-	trusted, untrusted := a.trustStore(f.stateDir).SplitTrusted(servers)
+	trusted, untrusted, _ := a.trustStore(f.stateDir).SplitTrusted(servers, ws)
 	a.warnUntrusted(untrusted)
 	return trusted, ws, nil
 }

@@ -30,31 +30,60 @@ type mcpTools struct {
 	progress atomic.Pointer[progressReporter]
 }
 
-// startMCP starts the servers of [mcp_servers] and .mcp.json, or returns
-// nil when none are configured (workspace-defined servers the user has not
-// trusted are left out, with a warning). Connecting starts at once, so servers come
-// up while the rest of the run is set up. in answers the servers'
-// elicitation and sampling requests: the console in a chat on a terminal,
-// mcp.Decline{} wherever nobody can be asked.
-func (a *App) startMCP(cfg *config.Config, workspace, stateDirFlag string, set *tool.Set, in mcp.Interaction) (*mcpTools, error) {
+// mcpPlan is what a run's MCP servers need decided before the workspace
+// is opened: the servers that may start (workspace-defined servers the
+// user has not trusted as they are now are left out, with a warning) and
+// the workspace files those servers run.
+type mcpPlan struct {
+	servers []mcp.ServerConfig
+	files   []string
+}
+
+// planMCP loads the servers of [mcp_servers] and .mcp.json for workspace
+// (absolute) and checks them against the trust store.
+func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpPlan, error) {
+	workspace = canonicalPath(workspace)
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	// A repository's own servers start only once the user trusted them.
-	servers, untrusted := a.trustStore(stateDirFlag).SplitTrusted(servers)
+	trusted, untrusted, files := a.trustStore(stateDirFlag).SplitTrusted(servers, workspace)
 	a.warnUntrusted(untrusted)
-	if len(servers) == 0 {
+	return &mcpPlan{servers: trusted, files: files}, nil
+}
+
+// trustedServerFiles returns the workspace files (absolute, symlinks
+// resolved as the workspace is) that the MCP servers allowed to start run
+// or name: the scripts and configuration the user trusted. Writes to them
+// ask under every preset (policy.EngineConfig.Protected), and the sandbox
+// should keep them read-only, so the agent cannot rewrite what runs
+// unsandboxed next session.
+func (p *mcpPlan) trustedServerFiles() []string {
+	if p == nil {
+		return nil
+	}
+	return p.files
+}
+
+// startMCP starts the planned servers, or returns nil when there are
+// none. Connecting starts at once, so servers come up while the rest of
+// the run is set up. in answers the servers' elicitation and sampling
+// requests: the console in a chat on a terminal, mcp.Decline{} wherever
+// nobody can be asked.
+func (a *App) startMCP(plan *mcpPlan, workspace string, set *tool.Set, in mcp.Interaction) (*mcpTools, error) {
+	if plan == nil || len(plan.servers) == 0 {
 		return nil, nil
 	}
 	mt := &mcpTools{app: a, set: set, added: map[string]bool{}}
-	mc := a.mcpConfig(servers, workspace, in)
+	mc := a.mcpConfig(plan.servers, workspace, in)
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
 		mt.progress.Load().report(p)
 	}
 	mc.OnProblem = func(p mcp.Problem) {
 		fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
 	}
+	var err error
 	mt.m, err = mcp.New(mc)
 	if err != nil {
 		return nil, err

@@ -17,12 +17,85 @@ func (a *App) trustStore(stateDirFlag string) *mcp.TrustStore {
 }
 
 // warnUntrusted says, once per server, that a workspace-defined server was
-// not started and how to allow it.
-func (a *App) warnUntrusted(untrusted []mcp.ServerConfig) {
-	for _, sc := range untrusted {
-		fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) is defined by the workspace and was not started; review it, then run: rein mcp trust %s\n",
-			sc.Name, sc.Source, sc.Name)
+// not started, why, and how to allow it.
+func (a *App) warnUntrusted(untrusted []mcp.Untrusted) {
+	for _, u := range untrusted {
+		sc, st := u.Server, u.Status
+		switch {
+		case st.Err != nil:
+			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) is defined by the workspace and was not started: %s\n",
+				sc.Name, sc.Source, oneLine(st.Err.Error()))
+		case len(st.Changed) > 0:
+			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) was not started: %s changed since you trusted it; review it, then run: rein mcp trust %s\n",
+				sc.Name, sc.Source, pathList(st.Changed), sc.Name)
+		case st.Unpinned:
+			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) was not started: it was trusted before rein pinned the workspace files it runs (%s), so they were never reviewed as they are; review them, then run: rein mcp trust %s\n",
+				sc.Name, sc.Source, pathList(st.Files()), sc.Name)
+		default:
+			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) is defined by the workspace and was not started; review it, then run: rein mcp trust %s\n",
+				sc.Name, sc.Source, sc.Name)
+		}
 	}
+}
+
+// pathList names workspace paths (from a repository's configuration) for
+// a message line: escaped, at most a few.
+func pathList(paths []string) string {
+	const most = 5
+	var out []string
+	for i, p := range paths {
+		if i == most {
+			out = append(out, fmt.Sprintf("and %d more", len(paths)-most))
+			break
+		}
+		out = append(out, termText(p, 200))
+	}
+	return strings.Join(out, ", ")
+}
+
+// trustState says in a few words what the store says about a server.
+func trustState(st mcp.TrustStatus) string {
+	switch {
+	case st.Err != nil:
+		return "not trusted (" + oneLine(st.Err.Error()) + ")"
+	case len(st.Changed) > 0:
+		return "changed: " + pathList(st.Changed)
+	case st.Unpinned:
+		return "not trusted: trusted before rein pinned the files it runs (" + pathList(st.Files()) + ")"
+	case st.Trusted && len(st.Files()) > 0:
+		return "trusted, pins " + pathList(st.Files())
+	case st.Trusted:
+		return "trusted"
+	}
+	return "not trusted"
+}
+
+// describePins says which workspace files trusting a server pinned.
+func describePins(st mcp.TrustStatus) string {
+	var b strings.Builder
+	for _, p := range st.Pins {
+		if p.Kind != mcp.PinFile {
+			continue
+		}
+		fmt.Fprintf(&b, "  pinned %s (sha256 %s", termText(p.Path, 200), p.SHA256[:16])
+		if p.Partial {
+			fmt.Fprintf(&b, "; only its first %d MiB are hashed, with its size and modification time", mcp.MaxPinnedFileBytes>>20)
+		}
+		b.WriteString(")\n")
+	}
+	if st.Truncated {
+		fmt.Fprintf(&b, "  only the first %d paths its command line names are pinned\n", mcp.MaxPinnedFiles)
+	}
+	return b.String()
+}
+
+// canonicalPath returns dir with its symlinks resolved, as the workspace
+// names it (workspace.Open resolves them too), or dir when that fails.
+func canonicalPath(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }
 
 // describeServer says what starting sc runs or reaches, for the user to
@@ -55,7 +128,12 @@ func (a *App) mcpTrustCommand() *cobra.Command {
 		Long: `A repository's .mcp.json and .rein/config.toml can define MCP servers, and
 starting a stdio server runs its command. rein starts such servers only after
 you trusted exactly what they run; a change to the command, arguments,
-environment, directory, URL or headers asks again.
+environment, directory, URL or headers asks again. Trusting a server also
+pins the contents of the workspace files it runs (its command when that is
+in the workspace, the files its arguments name, a Python -m module, the
+words of a sh -c script): when one changes, vanishes or appears, the server
+is not started until you trust it again, and while it is trusted the
+agent's writes to those files ask.
 
 Without SERVER, list the workspace's servers and whether they are trusted.
 With SERVER names, show what each runs and record it as trusted.`,
@@ -67,6 +145,7 @@ With SERVER names, show what each runs and record it as trusted.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
+			ws = canonicalPath(ws)
 			servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 			if err != nil {
 				return a.fail(err, nil)
@@ -87,11 +166,7 @@ With SERVER names, show what each runs and record it as trusted.`,
 				}
 				for _, name := range project {
 					sc := byName[name]
-					state := "not trusted"
-					if store.Trusted(sc) {
-						state = "trusted"
-					}
-					fmt.Fprintf(a.Stdout, "%s\t%s\t%s (%s)\n", name, state, describeServer(sc), sc.Source)
+					fmt.Fprintf(a.Stdout, "%s\t%s\t%s (%s)\n", name, trustState(store.Status(sc, ws)), describeServer(sc), sc.Source)
 				}
 				return nil
 			}
@@ -100,10 +175,16 @@ With SERVER names, show what each runs and record it as trusted.`,
 				if !ok {
 					return usagef("%q is not an MCP server defined by this workspace (its servers: %s); servers in your own config need no trust", name, strings.Join(project, ", "))
 				}
-				if err := store.Trust(sc); err != nil {
+				before := store.Status(sc, ws)
+				st, err := store.Trust(sc, ws)
+				if err != nil {
 					return a.fail(err, nil)
 				}
 				fmt.Fprintf(a.Stdout, "trusted %s: %s (%s)\n", name, describeServer(sc), sc.Source)
+				if len(before.Changed) > 0 {
+					fmt.Fprintf(a.Stdout, "  changed since you last trusted it: %s\n", pathList(before.Changed))
+				}
+				fmt.Fprint(a.Stdout, describePins(st))
 			}
 			return nil
 		},

@@ -8,12 +8,19 @@
 // diff and textconv drivers, hooks when the index is refreshed — so every
 // such setting is neutralised on each call; otherwise a "read-only" tool
 // would be a way around the command policy.
+//
+// The tools read only a repository inside the workspace: before each call
+// the git directory is resolved as git would find it (a .git directory, a
+// .git file's gitdir, a symlink, a worktree's commondir, alternates) and
+// the call is refused unless all of it lies inside the workspace. git then
+// runs with that directory and the workspace as its work tree pinned
+// (GIT_DIR, GIT_WORK_TREE), so neither the environment nor core.worktree
+// can point it elsewhere.
 package git
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,7 +95,11 @@ type runner struct {
 func (r runner) run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
-	filters, err := r.filterDrivers(ctx)
+	repo, err := findRepository(r.ws.Dir())
+	if err != nil {
+		return "", err
+	}
+	filters, err := r.filterDrivers(ctx, repo)
 	if err != nil {
 		return "", err
 	}
@@ -99,13 +110,13 @@ func (r runner) run(ctx context.Context, args ...string) (string, error) {
 		}
 		cfg = append(cfg, [2]string{"filter." + name + ".required", "false"})
 	}
-	return r.exec(ctx, cfg, args...)
+	return r.exec(ctx, repo, cfg, args...)
 }
 
 // filterDrivers lists the filter driver names configured at any level
 // (includes followed), so each can be switched off.
-func (r runner) filterDrivers(ctx context.Context) ([]string, error) {
-	out, err := r.exec(ctx, safeConfig, "config", "--null", "--list")
+func (r runner) filterDrivers(ctx context.Context, repo string) ([]string, error) {
+	out, err := r.exec(ctx, repo, safeConfig, "config", "--null", "--list")
 	if err != nil {
 		return nil, err
 	}
@@ -129,13 +140,14 @@ func (r runner) filterDrivers(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// exec runs one git command. Configuration goes through GIT_CONFIG_COUNT
-// and friends rather than -c, so names containing "=" stay intact.
-func (r runner) exec(ctx context.Context, cfg [][2]string, args ...string) (string, error) {
+// exec runs one git command on the git directory repo with the workspace
+// as its work tree. Configuration goes through GIT_CONFIG_COUNT and
+// friends rather than -c, so names containing "=" stay intact.
+func (r runner) exec(ctx context.Context, repo string, cfg [][2]string, args ...string) (string, error) {
 	argv := append([]string{"--no-pager", "--no-optional-locks", "--literal-pathspecs"}, args...)
 	cmd := exec.CommandContext(ctx, r.opts.Git, argv...)
 	cmd.Dir = r.ws.Dir()
-	cmd.Env = gitEnv(cfg)
+	cmd.Env = append(gitEnv(cfg), "GIT_DIR="+repo, "GIT_WORK_TREE="+r.ws.Dir())
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
@@ -147,7 +159,7 @@ func (r runner) exec(ctx context.Context, cfg [][2]string, args ...string) (stri
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if strings.Contains(strings.ToLower(msg), "not a git repository") {
-			return "", errors.New("the workspace is not inside a git repository")
+			return "", errNotARepository
 		}
 		if msg == "" {
 			msg = err.Error()
@@ -159,8 +171,10 @@ func (r runner) exec(ctx context.Context, cfg [][2]string, args ...string) (stri
 }
 
 // gitEnv is the scrubbed environment without any inherited GIT_* variable
-// (GIT_DIR, GIT_EXTERNAL_DIFF and the like would redirect or extend git),
-// plus the configuration overrides.
+// (GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR, GIT_INDEX_FILE,
+// GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_CONFIG*,
+// GIT_EXEC_PATH, GIT_EXTERNAL_DIFF and the like would redirect or extend
+// git), plus the configuration overrides.
 func gitEnv(cfg [][2]string) []string {
 	var env []string
 	for _, kv := range workspace.ScrubEnv(os.Environ(), nil) {

@@ -200,26 +200,192 @@ func TestHostileRepositoryConfigRunsNothing(t *testing.T) {
 	}
 }
 
+// outsideRepo makes a repository outside the workspace whose branch name
+// and tracked content are markers that must never reach a tool's output,
+// with a.txt modified so a diff there would show them.
+func outsideRepo(t *testing.T) string {
+	t.Helper()
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "a.txt"), "outside-content-4711\n")
+	gitIn(t, repo, "init", "-q", "-b", "outside-branch-4711")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-qm", "outside-commit-4711")
+	write(t, filepath.Join(repo, "a.txt"), "outside-change-4711\n")
+	return repo
+}
+
+// wsRepo makes a workspace repository with a.txt changed.
+func wsRepo(t *testing.T, dir string, initArgs ...string) {
+	t.Helper()
+	write(t, filepath.Join(dir, "a.txt"), "inside\n")
+	gitIn(t, dir, append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-qm", "inside")
+	write(t, filepath.Join(dir, "a.txt"), "INSIDE\n")
+}
+
+// checkRefused calls both tools and wants a refusal naming want, with
+// nothing of the outside repository in the output.
+func checkRefused(t *testing.T, ws *workspace.Workspace, want string) {
+	t.Helper()
+	for _, tl := range Tools(ws, Options{}) {
+		res := callTool(t, tl, nil)
+		if !res.IsError || !strings.Contains(res.Content, want) {
+			t.Errorf("%s = %+v, want a refusal containing %q", tl.Spec().Name, res, want)
+		}
+		if strings.Contains(res.Content, "4711") {
+			t.Errorf("%s read the repository outside the workspace:\n%s", tl.Spec().Name, res.Content)
+		}
+	}
+}
+
+// checkWorks calls both tools and wants the workspace repository's
+// changes.
+func checkWorks(t *testing.T, ws *workspace.Workspace) {
+	t.Helper()
+	res := callTool(t, Status(ws, Options{}), nil)
+	if res.IsError || !strings.Contains(res.Content, " M a.txt") || strings.Contains(res.Content, "4711") {
+		t.Errorf("git_status:\n%s", res.Content)
+	}
+	res = callTool(t, Diff(ws, Options{}), nil)
+	if res.IsError || !strings.Contains(res.Content, "-inside\n+INSIDE\n") || strings.Contains(res.Content, "4711") {
+		t.Errorf("git_diff:\n%s", res.Content)
+	}
+}
+
 func TestWorkspaceBelowRepositoryRoot(t *testing.T) {
 	needGit(t)
 	t.Setenv("HOME", t.TempDir())
 	repo := t.TempDir()
-	write(t, filepath.Join(repo, "outside.txt"), "o\n")
+	write(t, filepath.Join(repo, "outside-4711.txt"), "o\n")
 	write(t, filepath.Join(repo, "ws", "inside.txt"), "i\n")
 	gitIn(t, repo, "init", "-q")
 	gitIn(t, repo, "add", ".")
 	gitIn(t, repo, "commit", "-qm", "base")
-	write(t, filepath.Join(repo, "outside.txt"), "O\n")
+	write(t, filepath.Join(repo, "outside-4711.txt"), "O\n")
 	write(t, filepath.Join(repo, "ws", "inside.txt"), "I\n")
 	ws := openWS(t, filepath.Join(repo, "ws"))
-	res := callTool(t, Diff(ws, Options{}), nil)
-	if res.IsError || strings.Contains(res.Content, "outside") || !strings.Contains(res.Content, "diff --git a/inside.txt b/inside.txt") {
-		t.Errorf("git_diff below the repository root:\n%s", res.Content)
-	}
-	res = callTool(t, Status(ws, Options{}), nil)
-	if res.IsError || strings.Contains(res.Content, "outside") || !strings.Contains(res.Content, " M inside.txt") {
-		t.Errorf("git_status below the repository root:\n%s", res.Content)
-	}
+	checkRefused(t, ws, "the git repository of this workspace is at "+filepath.Join(filepath.Dir(ws.Dir()), ".git")+", outside the workspace")
+	checkRefused(t, ws, "rein -C "+filepath.Dir(ws.Dir()))
+}
+
+// TestRepositoryOutsideWorkspaceRefused covers every way the workspace's
+// .git can lead git to a repository elsewhere.
+func TestRepositoryOutsideWorkspaceRefused(t *testing.T) {
+	needGit(t)
+	t.Setenv("HOME", t.TempDir())
+	outside := outsideRepo(t)
+	outsideGit, _ := filepath.EvalSymlinks(filepath.Join(outside, ".git"))
+
+	t.Run("gitdir file", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "a.txt"), "inside\n")
+		write(t, filepath.Join(dir, ".git"), "gitdir: "+outsideGit+"\n")
+		checkRefused(t, openWS(t, dir), ".git names the git directory "+outsideGit+", outside the workspace")
+	})
+	t.Run("relative gitdir file", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "ws")
+		write(t, filepath.Join(dir, "a.txt"), "inside\n")
+		rel, err := filepath.Rel(dir, outsideGit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, ".git"), "gitdir: "+rel+"\n")
+		checkRefused(t, openWS(t, dir), "outside the workspace")
+	})
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "a.txt"), "inside\n")
+		if err := os.Symlink(outsideGit, filepath.Join(dir, ".git")); err != nil {
+			t.Fatal(err)
+		}
+		checkRefused(t, openWS(t, dir), ".git leads to "+outsideGit+", outside the workspace")
+	})
+	t.Run("commondir", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir, "--separate-git-dir", filepath.Join(dir, ".gitdata"))
+		write(t, filepath.Join(dir, ".gitdata", "commondir"), outsideGit+"\n")
+		checkRefused(t, openWS(t, dir), "common git directory is "+outsideGit)
+	})
+	t.Run("alternates", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir)
+		write(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), filepath.Join(outsideGit, "objects")+"\n")
+		checkRefused(t, openWS(t, dir), "borrows objects from "+filepath.Join(outsideGit, "objects"))
+	})
+	t.Run("objects symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir)
+		if err := os.RemoveAll(filepath.Join(dir, ".git", "objects")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(outsideGit, "objects"), filepath.Join(dir, ".git", "objects")); err != nil {
+			t.Fatal(err)
+		}
+		checkRefused(t, openWS(t, dir), "objects is "+filepath.Join(outsideGit, "objects"))
+	})
+}
+
+// TestRepositoryInsideWorkspace covers the layouts whose git directory is
+// elsewhere in the workspace, and the environment and configuration that
+// would point git at another repository or work tree.
+func TestRepositoryInsideWorkspace(t *testing.T) {
+	needGit(t)
+	t.Setenv("HOME", t.TempDir())
+	outside := outsideRepo(t)
+
+	t.Run("separate git dir", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir, "--separate-git-dir", filepath.Join(dir, ".gitdata"))
+		checkWorks(t, openWS(t, dir))
+	})
+	t.Run("worktree", func(t *testing.T) {
+		// The workspace is a linked worktree whose main repository lies
+		// inside it: .git names .main/.git/worktrees/wt, whose commondir
+		// leads back to .main/.git.
+		dir := t.TempDir()
+		main := filepath.Join(dir, ".main")
+		write(t, filepath.Join(main, "a.txt"), "inside\n")
+		gitIn(t, main, "init", "-q", "-b", "main")
+		gitIn(t, main, "add", ".")
+		gitIn(t, main, "commit", "-qm", "inside")
+		gitIn(t, main, "worktree", "add", "-q", "--detach", filepath.Join(dir, "wt"))
+		dotgit, err := os.ReadFile(filepath.Join(dir, "wt", ".git"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, ".git"), string(dotgit))
+		if err := os.RemoveAll(filepath.Join(dir, "wt")); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "a.txt"), "INSIDE\n")
+		write(t, filepath.Join(dir, ".gitignore"), ".main/\n.gitignore\n")
+		ws := openWS(t, dir)
+		res := callTool(t, Diff(ws, Options{}), nil)
+		if res.IsError || !strings.Contains(res.Content, "-inside\n+INSIDE\n") {
+			t.Errorf("git_diff in a worktree:\n%s", res.Content)
+		}
+	})
+	t.Run("environment", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir)
+		outsideGit := filepath.Join(outside, ".git")
+		for k, v := range map[string]string{
+			"GIT_DIR": outsideGit, "GIT_WORK_TREE": outside, "GIT_COMMON_DIR": outsideGit,
+			"GIT_INDEX_FILE": filepath.Join(outsideGit, "index"), "GIT_OBJECT_DIRECTORY": filepath.Join(outsideGit, "objects"),
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES": filepath.Join(outsideGit, "objects"), "GIT_CONFIG_GLOBAL": filepath.Join(outsideGit, "config"),
+			"GIT_EXEC_PATH": outside, "GIT_CEILING_DIRECTORIES": "/",
+		} {
+			t.Setenv(k, v)
+		}
+		checkWorks(t, openWS(t, dir))
+	})
+	t.Run("core.worktree", func(t *testing.T) {
+		dir := t.TempDir()
+		wsRepo(t, dir)
+		gitIn(t, dir, "config", "core.worktree", outside)
+		checkWorks(t, openWS(t, dir))
+	})
 }
 
 func TestSpecs(t *testing.T) {
