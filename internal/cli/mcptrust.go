@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/reinharness/rein/internal/termsafe"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +22,8 @@ func (a *App) trustStore(stateDirFlag string) *mcp.TrustStore {
 func (a *App) warnUntrusted(untrusted []mcp.Untrusted) {
 	for _, u := range untrusted {
 		sc, st := u.Server, u.Status
+		// The names come from the repository: shown, never obeyed.
+		sc.Name, sc.Source = termsafe.Line(sc.Name), termsafe.Line(sc.Source)
 		switch {
 		case st.Err != nil:
 			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) is defined by the workspace and was not started: %s\n",
