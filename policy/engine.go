@@ -65,8 +65,9 @@ type EngineConfig struct {
 	// Protected are more workspace paths (relative, or absolute inside the
 	// workspace) whose writes ask under every preset, like ProtectedPaths:
 	// the files a trusted MCP server runs, for instance. A directory
-	// protects everything under it.
-	Protected []string
+	// protects everything under it. Paths outside the workspace are
+	// ignored (the sandbox's business).
+	Protected []ProtectedPath
 }
 
 // Engine is the layered policy. It implements Decider; it is immutable
@@ -84,6 +85,13 @@ type hardPrefix struct {
 	prefix []string
 	reason string
 	source string
+}
+
+// ProtectedPath is a path whose writes ask under every preset, with why
+// it matters (shown in the reason: "a trusted MCP server runs it").
+type ProtectedPath struct {
+	Path string
+	Why  string
 }
 
 // BuiltinConfig is rein's built-in layer: the editor preset, allow rules
@@ -131,7 +139,8 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	}
 	if len(cfg.Protected) > 0 {
 		var c Config
-		for _, p := range cfg.Protected {
+		for _, pp := range cfg.Protected {
+			p := pp.Path
 			if filepath.IsAbs(p) {
 				rel, err := filepath.Rel(ws, filepath.Clean(p))
 				if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -139,7 +148,11 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 				}
 				p = rel
 			}
-			c.Paths = append(c.Paths, protectedRules(p, "writing "+filepath.ToSlash(p)+" changes what runs later, outside the sandbox (a protected path)")...)
+			why := pp.Why
+			if why == "" {
+				why = "it is a protected path"
+			}
+			c.Paths = append(c.Paths, protectedRules(p, "writing "+filepath.ToSlash(p)+" changes what runs later, outside the sandbox: "+why)...)
 		}
 		e.addRules(Layer{Kind: LayerBuiltin, Source: "protected paths", Config: c}, ws, nil)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 
 	"github.com/reinharness/rein/config"
@@ -119,7 +118,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools, the policy engine and the system prompt.
-func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string, protected []string) error {
+func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string, protected []policy.ProtectedPath) error {
 	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
@@ -127,7 +126,7 @@ func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved poli
 	h.tools = set
 	h.engine, err = policy.NewEngine(policy.EngineConfig{
 		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved,
-		Protected: append(slices.Clone(h.protected), protected...),
+		Protected: append(protectedAs(h.protected, "a trusted MCP server runs it"), protected...),
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/policy"
 )
 
 // homeControlFiles are files and directories under the home directory
@@ -24,24 +25,33 @@ var homeControlFiles = []string{
 // workspace: rein's own configuration and state (a model that rewrote
 // ~/.config/rein/config.toml with the workspace at $HOME would choose its
 // own policy next time) and the home directory's control files.
-func (a *App) protectedInWorkspace(ws, home, stateDirFlag string) []string {
-	var out []string
-	add := func(p string) {
+func (a *App) protectedInWorkspace(ws, home, stateDirFlag string) []policy.ProtectedPath {
+	var out []policy.ProtectedPath
+	add := func(p, why string) {
 		if p == "" {
 			return
 		}
 		if rel, err := filepath.Rel(ws, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && rel != "." {
-			out = append(out, filepath.Clean(p))
+			out = append(out, policy.ProtectedPath{Path: filepath.Clean(p), Why: why})
 		}
 	}
 	if cfg := config.UserConfigPath(a.Getenv); cfg != "" {
-		add(filepath.Dir(cfg))
+		add(filepath.Dir(cfg), "it is rein's own configuration")
 	}
-	add(stateDir(stateDirFlag, a.Getenv))
+	add(stateDir(stateDirFlag, a.Getenv), "it is rein's state (sessions, approvals, trust)")
 	if home != "" {
 		for _, f := range homeControlFiles {
-			add(filepath.Join(home, f))
+			add(filepath.Join(home, f), "the shell and your tools run or obey it outside the sandbox")
 		}
+	}
+	return out
+}
+
+// protectedAs gives paths one reason.
+func protectedAs(paths []string, why string) []policy.ProtectedPath {
+	out := make([]policy.ProtectedPath, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, policy.ProtectedPath{Path: p, Why: why})
 	}
 	return out
 }
