@@ -44,6 +44,7 @@ func GitControlPaths() []PathRule {
 		{Pattern: "**/.git/hooks/**", Access: "write", Action: "ask", Reason: reason},
 		{Pattern: "**/.git/config", Access: "write", Action: "ask", Reason: reason},
 		{Pattern: "**/.git/config.worktree", Access: "write", Action: "ask", Reason: reason},
+		{Pattern: "**/.git/commondir", Access: "write", Action: "ask", Reason: reason},
 	}
 }
 

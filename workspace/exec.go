@@ -44,8 +44,12 @@ type ExecResult struct {
 	TimedOut bool
 	// Duration is the wall time from start to the last process's end.
 	Duration time.Duration
-	// Sandboxed reports that Landlock confined the command.
+	// Sandboxed reports that the sandbox confined the command, with
+	// namespaces and Landlock or Landlock alone (see Isolation).
 	Sandboxed bool
+	// Isolation names the sandbox layers that applied (the
+	// sandbox.Isolation* values: "namespaces+landlock", "landlock", …).
+	Isolation string
 	// Warning is set (once per workspace) when the sandbox was wanted but
 	// unavailable and the command ran without it.
 	Warning string
@@ -54,10 +58,13 @@ type ExecResult struct {
 // Exec runs a command with bash in the workspace. The command runs in its
 // own process group with stdin from /dev/null, a scrubbed environment (see
 // ScrubEnv) and TMPDIR set to a private directory removed on Close; under
-// the sandbox it may write only the workspace, that directory and
-// Options.SandboxWritable. When the command ends, times out or ctx is
-// cancelled, every process left in its group (grandchildren included) is
-// killed: nothing it started outlives the call.
+// the sandbox it may write only the workspace (except the protected
+// paths), that directory and Options.SandboxWritable, cannot read the
+// hidden paths, has no network unless Options.SandboxNetwork, and sees no
+// process outside its own PID namespace. When the command ends, times out
+// or ctx is cancelled, every process left in its group (grandchildren
+// included) is killed, and with namespaces the whole PID namespace with
+// it: nothing it started outlives the call.
 //
 // A command that ran returns a result and a nil error whatever its exit
 // status. Exec fails when the command could not start (bad directory,
@@ -79,10 +86,15 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 		return ExecResult{}, err
 	}
 	launch, err := sandbox.Prepare(sandbox.Policy{
-		Mode:     w.opts.Sandbox,
-		Writable: append([]string{w.dir, tmp}, w.opts.SandboxWritable...),
-		Readable: w.opts.SandboxReadable,
-		Probe:    w.probe,
+		Mode:       w.opts.Sandbox,
+		Writable:   append([]string{w.dir, tmp}, w.opts.SandboxWritable...),
+		Readable:   w.opts.SandboxReadable,
+		Network:    w.opts.SandboxNetwork,
+		Protected:  w.opts.SandboxProtected,
+		Hidden:     w.opts.SandboxHidden,
+		Dir:        dir,
+		Probe:      w.probe,
+		Namespaces: w.nsProbe,
 	}, []string{"bash", "-c", o.Command})
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("run command: %w", err)
@@ -108,10 +120,23 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 		maxOut = w.opts.ExecMaxOutput
 	}
 	res, err := runProcess(ctx, process{
-		path: launch.Path, args: launch.Args, dir: dir, env: env,
+		path: launch.Path, args: launch.Args, dir: dir, env: env, files: launch.Files,
 		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,
 	})
 	res.Sandboxed = launch.Sandboxed
+	res.Isolation = launch.Isolation
+	if removed := sandbox.Sweep(launch.Watch); len(removed) > 0 {
+		var rel []string
+		for _, p := range removed {
+			if r, err := filepath.Rel(w.dir, p); err == nil {
+				p = r
+			}
+			rel = append(rel, p)
+		}
+		msg := fmt.Sprintf("removed %s: commands may not create protected paths", strings.Join(rel, ", "))
+		res.Output += "\nrein: " + msg + "\n"
+		w.opts.Logger.Warn("rein: " + msg)
+	}
 	if launch.Warning != "" {
 		w.warnOnce.Do(func() {
 			res.Warning = launch.Warning

@@ -65,6 +65,53 @@ func pidsIn(t *testing.T, out string) map[string]int {
 	return m
 }
 
+// sleepToken returns a unique duration for `sleep`, so the test can find
+// the process on the host whatever PID namespace it ran in.
+func sleepToken(t *testing.T) string {
+	t.Helper()
+	tokenSeq++
+	return strconv.Itoa(100+tokenSeq) + "." + strconv.Itoa(os.Getpid()%1000000)
+}
+
+var tokenSeq int
+
+// sleepers returns the live host pids running `sleep token`.
+func sleepers(token string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(argv) == 2 && filepath.Base(argv[0]) == "sleep" && argv[1] == token && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// waitNoSleepers polls briefly for every `sleep token` to be gone.
+func waitNoSleepers(token string) []int {
+	var left []int
+	for i := 0; i < 100; i++ {
+		if left = sleepers(token); len(left) == 0 {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return left
+}
+
+// namespaced reports that pids the command printed are in its own PID
+// namespace, so they say nothing about host processes.
+func namespaced(res ExecResult) bool { return strings.HasPrefix(res.Isolation, "namespaces") }
+
 // waitDead polls briefly: a SIGKILLed process disappears asynchronously.
 func waitDead(pid int) bool {
 	for i := 0; i < 100; i++ {
@@ -83,12 +130,16 @@ func TestExecTimeoutKillsTheWholeGroup(t *testing.T) {
 			// A grandchild in the background, a child that itself starts a
 			// background grandchild, a process that escaped the group with
 			// setsid, and the leader sleeping in the foreground.
+			tok := map[string]string{}
+			for _, n := range []string{"bg", "grandchild", "child", "setsid", "leader"} {
+				tok[n] = sleepToken(t)
+			}
 			cmd := `echo "pid leader $$"
-sleep 100 & echo "pid bg $!"
-bash -c 'sleep 100 & echo "pid grandchild $!"; sleep 100' & echo "pid child $!"
-setsid sleep 100 & echo "pid setsid $!"
+sleep ` + tok["bg"] + ` & echo "pid bg $!"
+bash -c 'sleep ` + tok["grandchild"] + ` & echo "pid grandchild $!"; sleep ` + tok["child"] + `' & echo "pid child $!"
+setsid sleep ` + tok["setsid"] + ` & echo "pid setsid $!"
 trap '' TERM
-sleep 100`
+sleep ` + tok["leader"]
 			start := time.Now()
 			res, err := ws.Exec(context.Background(), ExecOptions{Command: cmd, Timeout: time.Second})
 			elapsed := time.Since(start)
@@ -104,6 +155,14 @@ sleep 100`
 			pids := pidsIn(t, res.Output)
 			if len(pids) != 5 {
 				t.Fatalf("want 5 pids in output, got %v:\n%s", pids, res.Output)
+			}
+			for name, tk := range tok {
+				if left := waitNoSleepers(tk); len(left) != 0 {
+					t.Errorf("the %s sleep (host pids %v) survived the timeout", name, left)
+				}
+			}
+			if namespaced(res) {
+				return // the printed pids are the namespace's
 			}
 			for name, pid := range pids {
 				if !waitDead(pid) {
@@ -134,8 +193,9 @@ func TestExecSleepTimeout(t *testing.T) {
 
 func TestExecBackgroundJobDoesNotOutliveCommand(t *testing.T) {
 	ws, _ := openTemp(t, Options{})
+	tok := sleepToken(t)
 	start := time.Now()
-	res, err := ws.Exec(context.Background(), ExecOptions{Command: `sleep 100 & echo "pid bg $!"; echo done`, Timeout: 30 * time.Second})
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: `sleep ` + tok + ` & echo "pid bg $!"; echo done`, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +205,11 @@ func TestExecBackgroundJobDoesNotOutliveCommand(t *testing.T) {
 	if res.TimedOut || res.ExitCode != 0 || !strings.Contains(res.Output, "done") {
 		t.Errorf("result = %+v", res)
 	}
+	if left := waitNoSleepers(tok); len(left) != 0 {
+		t.Errorf("background job (host pids %v) survived", left)
+	}
 	pid := pidsIn(t, res.Output)["bg"]
-	if pid == 0 || !waitDead(pid) {
+	if pid == 0 || (!namespaced(res) && !waitDead(pid)) {
 		t.Errorf("background job %d survived", pid)
 	}
 }
@@ -155,8 +218,9 @@ func TestExecCancellation(t *testing.T) {
 	ws, _ := openTemp(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
+	tok := sleepToken(t)
 	start := time.Now()
-	res, err := ws.Exec(ctx, ExecOptions{Command: `echo "pid leader $$"; sleep 100`, Timeout: time.Minute})
+	res, err := ws.Exec(ctx, ExecOptions{Command: `echo "pid leader $$"; sleep ` + tok, Timeout: time.Minute})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Exec = %v, want context.Canceled", err)
 	}
@@ -166,7 +230,10 @@ func TestExecCancellation(t *testing.T) {
 	if res.TimedOut {
 		t.Error("a cancellation is reported as a timeout")
 	}
-	if pid := pidsIn(t, res.Output)["leader"]; pid == 0 || !waitDead(pid) {
+	if left := waitNoSleepers(tok); len(left) != 0 {
+		t.Errorf("the command's sleep (host pids %v) survived cancellation", left)
+	}
+	if pid := pidsIn(t, res.Output)["leader"]; pid == 0 || (!namespaced(res) && !waitDead(pid)) {
 		t.Errorf("leader %d survived cancellation (output %q)", pid, res.Output)
 	}
 }
@@ -259,7 +326,7 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	if err != nil {
 		t.Skipf("kernel lacks Landlock, the sandbox cannot be tested here: %v", err)
 	}
-	outside := t.TempDir()
+	outside := visibleTempDir(t)
 	for _, mode := range []sandbox.Mode{sandbox.Auto, sandbox.Required} {
 		t.Run(string(mode), func(t *testing.T) {
 			ws, dir := openTemp(t, Options{Sandbox: mode})
@@ -278,7 +345,7 @@ func TestSandboxConfinesWrites(t *testing.T) {
 				t.Errorf("inside.txt = %q", got)
 			}
 			out := write(filepath.Join(outside, "outside.txt"))
-			if out.ExitCode == 0 || !strings.Contains(out.Output, "Permission denied") {
+			if out.ExitCode == 0 || !(strings.Contains(out.Output, "Permission denied") || strings.Contains(out.Output, "Read-only file system")) {
 				t.Errorf("outside write was not refused: %+v", out)
 			}
 			if _, err := os.Stat(filepath.Join(outside, "outside.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -315,10 +382,12 @@ func TestSandboxReadableRestrictsReads(t *testing.T) {
 
 func TestSandboxUnavailable(t *testing.T) {
 	missing := func() (int, error) { return 0, sandbox.ErrUnavailable }
+	noNS := func() (string, error) { return "", errors.New("bubblewrap not found") }
 	t.Run("auto warns once", func(t *testing.T) {
 		var logged bytes.Buffer
 		ws, _ := openTemp(t, Options{Sandbox: sandbox.Auto, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 		ws.probe = missing
+		ws.nsProbe = noNS
 		first, err := ws.Exec(context.Background(), ExecOptions{Command: "echo ran"})
 		if err != nil {
 			t.Fatal(err)

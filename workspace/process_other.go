@@ -5,6 +5,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 )
 
@@ -13,6 +14,7 @@ type process struct {
 	args      []string
 	dir       string
 	env       []string
+	files     []*os.File
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration

@@ -19,6 +19,7 @@ type process struct {
 	args      []string
 	dir       string
 	env       []string
+	files     []*os.File // exec.Cmd.ExtraFiles
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration
@@ -39,6 +40,7 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	cmd := &exec.Cmd{
 		Path: p.path, Args: p.args, Dir: p.dir, Env: p.env,
 		Stdout: pw, Stderr: pw, // one pipe: stdout and stderr interleave as written
+		ExtraFiles:  p.files,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	start := time.Now()

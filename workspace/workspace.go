@@ -3,7 +3,7 @@
 // journaled so a run's changes can be shown as a diff and undone, reads are
 // size-capped with binary detection, and commands run in their own process
 // group with a timeout, capped output, a scrubbed environment and, on Linux,
-// a Landlock sandbox.
+// a sandbox (namespaces and Landlock, see package sandbox).
 package workspace
 
 import (
@@ -84,6 +84,19 @@ type Options struct {
 	// SandboxWritable lists extra directories commands may write (a build
 	// cache, say). Each one widens the sandbox: keep it short.
 	SandboxWritable []string
+	// SandboxNetwork lets commands use the network. Off by default:
+	// commands get their own empty network namespace and Landlock denies
+	// TCP.
+	SandboxNetwork bool
+	// SandboxProtected lists absolute paths inside the workspace that
+	// commands may not change (bound read-only); nil means
+	// sandbox.DefaultProtected(workspace), an empty non-nil slice
+	// protects nothing. See sandbox.Policy.Protected.
+	SandboxProtected []string
+	// SandboxHidden lists absolute paths commands may not read (masked
+	// by an empty directory or file), typically sandbox.DefaultHidden.
+	// See sandbox.Policy.Hidden.
+	SandboxHidden []string
 
 	// EnvAllow names environment variables kept even though their names
 	// look secret (see ScrubEnv).
@@ -121,6 +134,8 @@ type Workspace struct {
 	warnOnce sync.Once
 	// probe overrides the Landlock probe (tests of the no-Landlock path).
 	probe func() (int, error)
+	// nsProbe overrides the namespace probe (tests of the fallback).
+	nsProbe func() (string, error)
 }
 
 // Open opens dir as a workspace. dir must exist and be a directory.
@@ -159,6 +174,9 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		if errors.As(err, &pe) {
 			w.escape = pe.Err
 		}
+	}
+	if opts.SandboxProtected == nil {
+		w.opts.SandboxProtected = sandbox.DefaultProtected(real)
 	}
 	w.journal.init(opts)
 	return w, nil

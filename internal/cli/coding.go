@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/reinharness/rein/config"
@@ -15,6 +16,7 @@ import (
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
 	"github.com/reinharness/rein/workspace"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // harness is what a run or chat gives the agent besides the model: the
@@ -67,7 +69,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	approved, err := openApproved(stateDir(o.flags.stateDirFlag(), a.Getenv))
+	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
+	approved, err := openApproved(state)
 	if err != nil {
 		return nil, err
 	}
@@ -77,17 +80,48 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
+	// The preset decides the sandbox's default network; the engine is
+	// what resolves it from the layers (and rebuilt below for the
+	// canonical workspace, which it resolves the same way).
+	pe, err := policy.NewEngine(policy.EngineConfig{Workspace: o.workspace, Home: home, Layers: layers})
+	if err != nil {
+		return nil, err
+	}
+	hidden := sandbox.DefaultHidden(home, filepath.Dir(config.UserConfigPath(a.Getenv)), state)
+	if o.flags.configFile != "" {
+		if abs, err := filepath.Abs(o.flags.configFile); err == nil {
+			hidden = append(hidden, abs)
+		}
+	}
+	// Commands may not change what the policy protects: the built-in
+	// list, the files trusted MCP servers run, and rein's and the
+	// shell's configuration when the workspace holds them.
+	real := o.workspace
+	if abs, err := filepath.Abs(real); err == nil {
+		real = abs
+	}
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		real = r
+	}
+	homeProtected := a.protectedInWorkspace(real, home, o.flags.stateDirFlag())
+	roPaths := append(sandbox.DefaultProtected(real), plan.trustedServerFiles()...)
+	for _, p := range homeProtected {
+		roPaths = append(roPaths, p.Path)
+	}
 	ws, err := workspace.Open(o.workspace, workspace.Options{
-		Sandbox:         sb.mode,
-		SandboxReadable: sb.readable,
-		SandboxWritable: sb.writable,
-		Logger:          slog.New(&warningHandler{w: a.Stderr}),
+		Sandbox:          sb.mode,
+		SandboxReadable:  sb.readable,
+		SandboxWritable:  sb.writable,
+		SandboxNetwork:   sb.allowNetwork(string(pe.Preset())),
+		SandboxHidden:    hidden,
+		SandboxProtected: roPaths,
+		Logger:           slog.New(&warningHandler{w: a.Stderr}),
 	})
 	if err != nil {
 		return nil, err
 	}
 	h := &harness{ws: ws, protected: plan.trustedServerFiles()}
-	if err := h.build(cfg, layers, approved, home, a.protectedInWorkspace(ws.Dir(), home, o.flags.stateDirFlag())); err != nil {
+	if err := h.build(cfg, layers, approved, home, homeProtected); err != nil {
 		ws.Close()
 		return nil, err
 	}

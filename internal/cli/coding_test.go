@@ -410,7 +410,14 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("SKIP: the kernel lacks Landlock, so commands cannot be confined here: %v", err)
 	}
-	outside := t.TempDir()
+	// Outside /tmp: the sandbox mounts an empty /tmp, and the point is
+	// that a visible directory is read-only.
+	outside, err := os.MkdirTemp("/var/tmp", "rein-cli-test-")
+	if err != nil {
+		outside = t.TempDir()
+	} else {
+		t.Cleanup(func() { os.RemoveAll(outside) })
+	}
 	target := filepath.Join(outside, "escaped.txt")
 	srv := modeltest.NewServer(t,
 		sse(toolBody("c1", "run_command", `{"command":"echo inside > inside.txt"}`)),
@@ -438,7 +445,7 @@ func TestSandboxConfinesCommands(t *testing.T) {
 	if !strings.HasPrefix(results["c1"], "exit code 0") {
 		t.Errorf("inside: result %q, want exit code 0", results["c1"])
 	}
-	if !strings.HasPrefix(results["c2"], "exit code 1") || !strings.Contains(results["c2"], "ermission denied") {
-		t.Errorf("outside: result %q, want exit code 1 and permission denied", results["c2"])
+	if !strings.HasPrefix(results["c2"], "exit code 1") || !(strings.Contains(results["c2"], "ermission denied") || strings.Contains(results["c2"], "Read-only file system")) {
+		t.Errorf("outside: result %q, want exit code 1 and permission denied or a read-only file system", results["c2"])
 	}
 }

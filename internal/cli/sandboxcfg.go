@@ -16,6 +16,7 @@ import (
 //	mode = "auto"                  # auto | required | off
 //	readable = ["/usr", "/etc"]    # default: the whole filesystem
 //	writable = ["~/.cache/go-build"]
+//	network = false                # default: off, on with the full preset
 //
 // The workspace and the run's private temporary directory are always
 // readable and writable. Paths may start with ~/; relative paths are taken
@@ -24,6 +25,7 @@ type sandboxSection struct {
 	Mode     string    `toml:"mode"`
 	Readable *[]string `toml:"readable"`
 	Writable *[]string `toml:"writable"`
+	Network  *bool     `toml:"network"`
 }
 
 // sandboxSettings is the merged sandbox configuration.
@@ -32,6 +34,10 @@ type sandboxSettings struct {
 	// readable is nil for the whole filesystem.
 	readable []string
 	writable []string
+	// network is the user's [sandbox] network, nil when unset; a
+	// project's network = false sets noNetwork. See allowNetwork.
+	network   *bool
+	noNetwork bool
 	// warnings are project settings that were ignored because they
 	// would loosen the sandbox.
 	warnings []string
@@ -51,8 +57,8 @@ func sandboxRank(m sandbox.Mode) int {
 // loadSandbox merges the [sandbox] tables of every layer. The user's
 // layers set the mode and the lists; a project layer comes with the
 // repository, so it may only tighten: a stricter mode, a narrower
-// readable list. Its writable list and any loosening are ignored with a
-// warning.
+// readable list, network = false. Its writable list and any loosening
+// are ignored with a warning.
 func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
 	s := sandboxSettings{mode: sandbox.Auto}
 	for _, sec := range cfg.Sections("sandbox") {
@@ -78,6 +84,9 @@ func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
 		}
 		if sec.Source.Layer != config.LayerProject {
 			s.mode = mode
+			if t.Network != nil {
+				s.network = t.Network
+			}
 			if t.Readable != nil {
 				s.readable = readable
 			}
@@ -104,6 +113,13 @@ func (s *sandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode,
 	if t.Writable != nil && len(*t.Writable) > 0 {
 		s.warnf("%s: sandbox.writable ignored: a project cannot widen what commands may write; add it to your user configuration", where)
 	}
+	if t.Network != nil {
+		if *t.Network {
+			s.warnf("%s: sandbox.network = true ignored: a project cannot give commands the network; set it in your user configuration", where)
+		} else {
+			s.noNetwork = true
+		}
+	}
 	if t.Readable == nil {
 		return
 	}
@@ -117,6 +133,19 @@ func (s *sandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode,
 	if s.readable == nil {
 		s.readable = []string{}
 	}
+}
+
+// allowNetwork reports whether commands get the network under the
+// effective policy preset: the user's [sandbox] network when set, else on
+// for the full preset only; a project's network = false always wins.
+func (s *sandboxSettings) allowNetwork(preset string) bool {
+	if s.noNetwork {
+		return false
+	}
+	if s.network != nil {
+		return *s.network
+	}
+	return preset == "full"
 }
 
 func (s *sandboxSettings) warnf(format string, args ...any) {

@@ -1,13 +1,23 @@
-// Package sandbox runs commands under Linux Landlock so they can write only
-// inside the workspace and a private temporary directory.
+// Package sandbox runs commands confined to the workspace.
 //
-// Landlock restricts the calling process and everything it starts, so the
-// restriction is applied in a re-executed copy of the current binary: the
-// parent starts /proc/self/exe with an environment marker, this package's
-// init function sees the marker before main runs, applies the ruleset and
-// replaces itself (execve) with the command. Any binary that links this
-// package — rein itself, or a test binary — can therefore sandbox commands
-// without a helper executable.
+// On Linux there are two layers. The outer one is a set of namespaces made
+// by bubblewrap (bwrap): a read-only view of the root filesystem with the
+// workspace, a private temporary directory and configured directories
+// bound writable, protected paths inside the workspace bound read-only,
+// secret stores masked, a fresh PID namespace (so no process outside is
+// visible and nothing outlives the command), no network unless allowed, a
+// new session (no terminal injection) and no capabilities. The inner one is
+// Landlock, applied in a re-executed copy of the current binary: the parent
+// starts the binary with an environment marker, this package's init
+// function sees the marker before main runs, applies the ruleset (writes
+// only to the writable directories, no TCP unless the network is allowed,
+// no signals or abstract sockets to processes outside) and replaces itself
+// (execve) with the command. Any binary that links this package — rein
+// itself, or a test binary — can therefore sandbox commands without a
+// helper executable.
+//
+// Without working namespaces the command gets the Landlock layer alone and
+// the caller is warned once (see Launch.Warning); mode Required refuses.
 package sandbox
 
 import (
@@ -24,10 +34,12 @@ type Mode string
 
 // Modes.
 const (
-	// Auto sandboxes commands when the kernel supports Landlock and runs
-	// them unsandboxed (with a one-time warning) when it does not.
+	// Auto sandboxes commands as well as the system allows: namespaces
+	// and Landlock, else Landlock alone, else nothing — with a one-time
+	// warning naming what is not confined.
 	Auto Mode = "auto"
-	// Required refuses to run commands when Landlock is unavailable.
+	// Required refuses to run commands unless both namespaces
+	// (bubblewrap) and Landlock are available.
 	Required Mode = "required"
 	// Off never sandboxes.
 	Off Mode = "off"
@@ -44,26 +56,70 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown sandbox mode %q: use auto, required or off", s)
 }
 
-// ErrUnavailable reports that Landlock cannot be used on this system.
-var ErrUnavailable = errors.New("landlock sandbox unavailable")
+// ErrUnavailable reports that the sandbox (Landlock or the namespaces)
+// cannot be used on this system.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// Isolation values of Launch.Isolation.
+const (
+	// IsolationFull is bubblewrap's namespaces with Landlock inside.
+	IsolationFull = "namespaces+landlock"
+	// IsolationNamespaces is bubblewrap's namespaces on a kernel without
+	// Landlock.
+	IsolationNamespaces = "namespaces"
+	// IsolationLandlock is Landlock alone (no usable bubblewrap).
+	IsolationLandlock = "landlock"
+	// IsolationNone is no sandbox at all.
+	IsolationNone = "none"
+)
 
 // Policy is what a sandboxed command may touch.
 type Policy struct {
-	// Mode says what to do when Landlock is unavailable ("" is Auto).
+	// Mode says what to do when the sandbox is unavailable ("" is Auto).
 	Mode Mode
 	// Writable directories may be read, written and executed from; the
-	// workspace and the private temporary directory belong here.
+	// workspace and the private temporary directory belong here (first).
+	// Missing entries are ignored.
 	Writable []string
-	// Readable directories may be read and executed from; nil means the
-	// whole filesystem. Missing entries are ignored.
+	// Readable directories may be read and executed from (Landlock);
+	// nil means the whole filesystem. Missing entries are ignored.
 	Readable []string
+	// Network allows network access. When false, commands get no network
+	// namespace of their own (only a loopback nobody listens on) and
+	// Landlock denies TCP (and UDP on ABI 10+).
+	Network bool
+	// Protected lists absolute paths inside writable directories (the
+	// workspace's .git/config, .git/hooks, .rein, …, see
+	// DefaultProtected) bound read-only, so a command can neither write,
+	// replace, rename nor delete them. Paths missing when the command
+	// starts are not bound, except a missing .git/hooks whose .git exists:
+	// it is created empty first, so no command can add a hook; the others
+	// whose parent exists are removed again if the command creates them
+	// (Launch.Watch, Sweep). Their
+	// ancestors inside the writable directory (.git) are pinned so they
+	// cannot be renamed away. Only the namespace layer enforces this.
+	Protected []string
+	// Hidden lists absolute paths masked from commands: an empty
+	// directory over a directory, an empty file over anything else (see
+	// DefaultHidden). Missing entries, and entries that are a writable
+	// directory or one of its ancestors, are skipped. Only the namespace
+	// layer enforces this.
+	Hidden []string
+	// Dir is the command's working directory ("" for the caller's). It
+	// must be visible inside the sandbox (inside a writable directory).
+	Dir string
 	// Probe reports the kernel's Landlock ABI; nil means Available. Set it
 	// to pin the answer, e.g. to exercise the no-Landlock path in tests.
 	Probe func() (abi int, err error)
+	// Namespaces reports the path of a bubblewrap that can create the
+	// sandbox's namespaces, or an error saying why there is none; nil
+	// means Namespaces (found on PATH and probed once per process). Set it
+	// to exercise the fallback in tests.
+	Namespaces func() (bwrap string, err error)
 }
 
 // Launch says how to start a command: Path and Args for exec.Cmd, extra
-// environment entries, and whether the sandbox applies.
+// environment entries and files, and which layers apply.
 type Launch struct {
 	// Path is the program to execute and Args its argv (Args[0] included).
 	Path string
@@ -71,12 +127,22 @@ type Launch struct {
 	// Env holds entries the caller must append to the command's
 	// environment (the marker carrying the policy to the child).
 	Env []string
-	// Sandboxed reports that Landlock will restrict the command.
+	// Files are open files the caller must pass as exec.Cmd.ExtraFiles,
+	// in order (the binary re-executed inside the namespaces).
+	Files []*os.File
+	// Watch lists protected paths that were missing when the command
+	// started; the caller passes it to Sweep after the command.
+	Watch []string
+	// Sandboxed reports that at least one layer confines the command.
 	Sandboxed bool
+	// Isolation names the layers that apply: IsolationFull,
+	// IsolationNamespaces, IsolationLandlock or IsolationNone.
+	Isolation string
 	// ABI is the kernel's Landlock ABI version (0 when unavailable).
 	ABI int
-	// Warning is set when the mode is Auto and the sandbox is unavailable;
-	// the caller shows it once.
+	// Warning is set when the mode is Auto and the sandbox is partly or
+	// wholly unavailable; it names what is not confined. The caller
+	// shows it once.
 	Warning string
 }
 
@@ -93,11 +159,20 @@ type childConfig struct {
 	Writable []string `json:"rw"`
 	Readable []string `json:"ro,omitempty"`
 	AllRead  bool     `json:"all_read"`
+	// Network allows TCP; otherwise Landlock (ABI 4+) denies it.
+	Network bool `json:"net,omitempty"`
+	// ExeFD is the descriptor through which bubblewrap started the child
+	// (0: none); the child closes it before running the command.
+	ExeFD int `json:"exe_fd,omitempty"`
+	// NoLandlock says the parent found no Landlock: the child only sets
+	// no-new-privileges.
+	NoLandlock bool `json:"no_landlock,omitempty"`
 }
 
 // Prepare decides how to run argv (argv[0] is looked up in PATH) under p.
-// With Mode Off, or Auto on a kernel without Landlock, it returns argv
-// unchanged; with Required on such a kernel it fails with ErrUnavailable.
+// With Mode Off, or Auto on a system with neither namespaces nor Landlock,
+// it returns argv unchanged; with Required it fails with ErrUnavailable
+// unless both layers are available.
 func Prepare(p Policy, argv []string) (Launch, error) {
 	if len(argv) == 0 {
 		return Launch{}, errors.New("sandbox: empty command")
@@ -110,7 +185,7 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	if err != nil {
 		return Launch{}, err
 	}
-	direct := Launch{Path: path, Args: argv}
+	direct := Launch{Path: path, Args: argv, Isolation: IsolationNone}
 	if mode == Off {
 		return direct, nil
 	}
@@ -118,34 +193,54 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	if probe == nil {
 		probe = Available
 	}
-	abi, perr := probe()
-	if perr != nil || abi < 1 {
-		if perr == nil {
-			perr = ErrUnavailable
+	abi, lerr := probe()
+	if lerr == nil && abi < 1 {
+		lerr = fmt.Errorf("%w: kernel reports Landlock ABI %d", ErrUnavailable, abi)
+	}
+	if lerr != nil {
+		abi = 0
+	}
+	nsProbe := p.Namespaces
+	if nsProbe == nil {
+		nsProbe = Namespaces
+	}
+	bwrap, nerr := nsProbe()
+	if mode == Required {
+		switch {
+		case nerr != nil:
+			return Launch{}, fmt.Errorf("%w: %v; sandbox mode is \"required\", so commands are refused: %s, or set [sandbox] mode = \"auto\" to run them less confined", ErrUnavailable, nerr, nsFix)
+		case lerr != nil:
+			return Launch{}, fmt.Errorf("%w (%v): sandbox mode is \"required\", so commands are refused; enable Landlock or set [sandbox] mode = \"auto\"", ErrUnavailable, lerr)
 		}
-		if mode == Required {
-			return Launch{}, fmt.Errorf("%w (%v): sandbox mode is \"required\", so commands are refused; set sandbox = \"auto\" to run them unsandboxed", ErrUnavailable, perr)
-		}
-		direct.Warning = fmt.Sprintf("commands run without a sandbox: %v", perr)
+	}
+	if nerr != nil && lerr != nil {
+		direct.Warning = fmt.Sprintf("commands run without a sandbox: %v; and %v", nerr, lerr)
 		return direct, nil
 	}
-	cfg := childConfig{Mode: mode, AllRead: p.Readable == nil}
-	for _, d := range p.Writable {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return Launch{}, fmt.Errorf("sandbox: writable directory %s: %w", d, err)
-		}
-		cfg.Writable = append(cfg.Writable, abs)
+	cfg := childConfig{Mode: mode, AllRead: p.Readable == nil, Network: p.Network, NoLandlock: lerr != nil}
+	if cfg.Writable, err = absAll("writable", p.Writable); err != nil {
+		return Launch{}, err
 	}
-	for _, d := range p.Readable {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return Launch{}, fmt.Errorf("sandbox: readable directory %s: %w", d, err)
-		}
-		cfg.Readable = append(cfg.Readable, abs)
+	if cfg.Readable, err = absAll("readable", p.Readable); err != nil {
+		return Launch{}, err
 	}
+	if nerr != nil {
+		return prepareLandlock(cfg, path, argv, abi, nerr)
+	}
+	return prepareNamespaces(p, cfg, bwrap, path, argv, abi)
+}
+
+// nsFix says how to get working namespaces.
+const nsFix = "install bubblewrap (e.g. apt-get install bubblewrap) and allow unprivileged user namespaces"
+
+// prepareLandlock is the fallback: Landlock alone, rein non-dumpable,
+// and a warning naming what is not confined.
+func prepareLandlock(cfg childConfig, path string, argv []string, abi int, nerr error) (Launch, error) {
 	b, err := json.Marshal(cfg)
 	if err != nil {
+		return Launch{}, fmt.Errorf("sandbox: %w", err)
+	}
+	if err := makeNonDumpable(); err != nil {
 		return Launch{}, fmt.Errorf("sandbox: %w", err)
 	}
 	return Launch{
@@ -155,8 +250,38 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 		Args:      append([]string{"rein-sandbox", path}, argv...),
 		Env:       []string{envMarker + "=" + string(b)},
 		Sandboxed: true,
+		Isolation: IsolationLandlock,
 		ABI:       abi,
+		Warning:   landlockOnlyWarning(nerr, abi, cfg.Network),
 	}, nil
+}
+
+// landlockOnlyWarning names what Landlock alone leaves unconfined.
+func landlockOnlyWarning(nerr error, abi int, network bool) string {
+	open := "other processes (their command lines), files' metadata outside the workspace (chmod, chown, times, xattrs), the protected files inside it (.git/config, .git/hooks, .rein, …) and the hidden secret stores (~/.ssh, …)"
+	if os.Geteuid() == 0 {
+		open = "rein's own environment (rein runs as root), " + open
+	}
+	switch {
+	case network:
+	case abi < 4:
+		open = "the network, " + open
+	case abi < 10:
+		open = "UDP, " + open
+	}
+	return fmt.Sprintf("%v: commands are confined by Landlock only (writes outside the workspace are blocked); %s are not isolated — %s", nerr, open, nsFix)
+}
+
+func absAll(what string, dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %s directory %s: %w", what, d, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }
 
 // childFail reports a failure in the re-executed child and exits; it

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // selfExe is unused where Landlock does not exist.
 const selfExe = ""
@@ -10,4 +13,15 @@ const selfExe = ""
 // Available reports that Landlock exists only on Linux.
 func Available() (int, error) {
 	return 0, fmt.Errorf("%w: Landlock is a Linux feature", ErrUnavailable)
+}
+
+// Namespaces reports that the namespace layer exists only on Linux.
+func Namespaces() (string, error) {
+	return "", errors.New("namespaces are a Linux feature")
+}
+
+func makeNonDumpable() error { return nil }
+
+func prepareNamespaces(Policy, childConfig, string, string, []string, int) (Launch, error) {
+	return Launch{}, errors.New("sandbox: namespaces are a Linux feature")
 }

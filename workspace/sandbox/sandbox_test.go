@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,28 +46,63 @@ func TestPrepare(t *testing.T) {
 	argv := []string{"bash", "-c", "true"}
 	have := func() (int, error) { return 7, nil }
 	missing := func() (int, error) { return 0, errors.New("no landlock here") }
+	noNS := func() (string, error) { return "", errors.New("bubblewrap not found") }
+	ns := func() (string, error) { return "/usr/bin/bwrap", nil }
 
-	l, err := Prepare(Policy{Mode: Off, Probe: have}, argv)
-	if err != nil || l.Sandboxed || l.Path != bash || !cmp.Equal(l.Args, argv) || l.Env != nil {
+	l, err := Prepare(Policy{Mode: Off, Probe: have, Namespaces: ns}, argv)
+	if err != nil || l.Sandboxed || l.Path != bash || !cmp.Equal(l.Args, argv) || l.Env != nil || l.Isolation != IsolationNone {
 		t.Errorf("off: %+v, %v", l, err)
 	}
-	l, err = Prepare(Policy{Mode: Auto, Probe: missing}, argv)
-	if err != nil || l.Sandboxed || l.Path != bash || !strings.Contains(l.Warning, "no landlock here") {
-		t.Errorf("auto without landlock: %+v, %v", l, err)
+	l, err = Prepare(Policy{Mode: Auto, Probe: missing, Namespaces: noNS}, argv)
+	if err != nil || l.Sandboxed || l.Path != bash || !strings.Contains(l.Warning, "no landlock here") || !strings.Contains(l.Warning, "without a sandbox") {
+		t.Errorf("auto without landlock and namespaces: %+v, %v", l, err)
 	}
-	_, err = Prepare(Policy{Mode: Required, Probe: missing}, argv)
+	_, err = Prepare(Policy{Mode: Required, Probe: missing, Namespaces: ns}, argv)
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "no landlock here") {
 		t.Errorf("required without landlock: %v", err)
 	}
+	_, err = Prepare(Policy{Mode: Required, Probe: have, Namespaces: noNS}, argv)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "bubblewrap not found") || !strings.Contains(err.Error(), "install bubblewrap") {
+		t.Errorf("required without namespaces: %v", err)
+	}
 	if runtime.GOOS == "linux" {
-		l, err = Prepare(Policy{Mode: Required, Probe: have, Writable: []string{"/w"}}, argv)
+		l, err = Prepare(Policy{Mode: Auto, Probe: missing, Namespaces: ns}, argv)
+		if err != nil || !l.Sandboxed || l.Isolation != IsolationNamespaces || l.Warning != "" {
+			t.Errorf("auto with namespaces, without landlock: %+v, %v", l, err)
+		}
+		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: ns, Writable: []string{"/w"}, Dir: "/w"}, argv)
+		if err != nil || !l.Sandboxed || l.Isolation != IsolationFull || l.Path != "/usr/bin/bwrap" || len(l.Files) != 1 {
+			t.Fatalf("auto with both: %+v, %v", l, err)
+		}
+		want := []string{"--", "/proc/self/fd/3", bash, "bash", "-c", "true"}
+		if diff := cmp.Diff(want, l.Args[len(l.Args)-len(want):]); diff != "" {
+			t.Errorf("bwrap args tail (-want +got):\n%s", diff)
+		}
+		for _, flag := range []string{"--unshare-net", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-user"} {
+			if !slices.Contains(l.Args, flag) {
+				t.Errorf("bwrap args lack %s: %q", flag, l.Args)
+			}
+		}
+		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: ns, Network: true}, argv)
+		if err != nil || slices.Contains(l.Args, "--unshare-net") {
+			t.Errorf("network allowed, yet: %q, %v", l.Args, err)
+		}
+		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: noNS}, argv)
+		if err != nil || !l.Sandboxed || l.Isolation != IsolationLandlock || !strings.Contains(l.Warning, "Landlock only") || !strings.Contains(l.Warning, "install bubblewrap") {
+			t.Errorf("auto without namespaces: %+v, %v", l, err)
+		}
+		l, err = Prepare(Policy{Mode: Required, Probe: have, Namespaces: noNS}, argv)
+		if err == nil {
+			t.Errorf("required without namespaces ran: %+v", l)
+		}
+		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: noNS, Writable: []string{"/w"}}, argv)
 		if err != nil || !l.Sandboxed || l.ABI != 7 || l.Path != selfExe {
-			t.Fatalf("required with landlock: %+v, %v", l, err)
+			t.Fatalf("landlock fallback: %+v, %v", l, err)
 		}
 		if diff := cmp.Diff([]string{"rein-sandbox", bash, "bash", "-c", "true"}, l.Args); diff != "" {
 			t.Errorf("args (-want +got):\n%s", diff)
 		}
-		if len(l.Env) != 1 || !strings.HasPrefix(l.Env[0], envMarker+`={"mode":"required","rw":["/w"]`) {
+		if len(l.Env) != 1 || !strings.HasPrefix(l.Env[0], envMarker+`={"mode":"auto","rw":["/w"]`) {
 			t.Errorf("env = %q", l.Env)
 		}
 	}

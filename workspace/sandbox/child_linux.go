@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // selfExe re-executes the running binary even if its file was replaced or
@@ -55,8 +57,25 @@ func runChild(raw string) {
 	if len(os.Args) < 3 {
 		childFail("no command to run")
 	}
-	if err := restrict(cfg); err != nil {
-		childFail("%v", err)
+	if cfg.ExeFD > 2 {
+		// The descriptor bubblewrap started us through must not reach
+		// the command.
+		syscall.CloseOnExec(cfg.ExeFD)
+	}
+	// Capabilities are per thread: drop and exec on this one.
+	runtime.LockOSThread()
+	if err := dropPtrace(); err != nil {
+		childFail("drop CAP_SYS_PTRACE: %v", err)
+	}
+	// Landlock sets it too; set it here for the namespace-only case: no
+	// setuid binary may regain privileges inside.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		childFail("set no-new-privileges: %v", err)
+	}
+	if !cfg.NoLandlock { // else the parent chose namespaces alone
+		if err := restrict(cfg); err != nil {
+			childFail("%v", err)
+		}
 	}
 	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
 	childFail("exec %s: %v", os.Args[1], err)
@@ -75,9 +94,14 @@ func restrict(cfg childConfig) error {
 	if cfg.Mode == Auto {
 		base = configs[len(configs)-1]
 	}
-	// Files and IPC scopes only: network access is the policy's business
-	// (and Landlock cannot restrict Multipath TCP anyway).
+	// Files and IPC scopes (no signals or abstract sockets to processes
+	// outside); without network also TCP (ABI 4+) and UDP (ABI 10+) with
+	// no port allowed. Landlock cannot restrict Multipath TCP or other
+	// protocols: the network namespace is the real boundary there.
 	c := landlock.Config{HandledAccessFS: base.HandledAccessFS, Scoped: base.Scoped}
+	if !cfg.Network {
+		c.HandledAccessNet = base.HandledAccessNet
+	}
 	if cfg.Mode == Auto {
 		c = c.BestEffort()
 	}
@@ -103,6 +127,31 @@ func restrict(cfg childConfig) error {
 	}
 	if err := c.Restrict(rules...); err != nil {
 		return fmt.Errorf("apply Landlock ruleset (ABI %d): %w", abi, err)
+	}
+	return nil
+}
+
+// dropPtrace removes CAP_SYS_PTRACE from this thread's capability sets
+// and bounding set. Run as root without namespaces, a command could
+// otherwise read rein's memory and /proc files (environ) despite rein
+// being non-dumpable. With no-new-privileges it cannot come back.
+func dropPtrace() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	const idx, bit = unix.CAP_SYS_PTRACE / 32, uint32(1) << (unix.CAP_SYS_PTRACE % 32)
+	if (data[idx].Permitted|data[idx].Effective|data[idx].Inheritable)&bit != 0 {
+		data[idx].Permitted &^= bit
+		data[idx].Effective &^= bit
+		data[idx].Inheritable &^= bit
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0); err != nil && err != unix.EPERM && err != unix.EINVAL {
+		return err
 	}
 	return nil
 }
