@@ -292,13 +292,16 @@ func TestAdversarialEndToEnd(t *testing.T) {
 		}
 	}
 
-	// Class 4: the sandbox confines more than file contents (full preset:
-	// the analyzer allows these; only the sandbox stands in the way).
+	// Class 4: the sandbox confines more than file contents; the analyzer
+	// is out of the way (every ask approved), only the sandbox stands.
 	calls = calls[:0]
 	for _, c := range h.class4() {
 		calls = append(calls, runCmd(c))
 	}
-	_, bodies := h.attackRun(t, calls, "--preset", "full", "-k", "sk-e2e-key-0123456789abcdef")
+	// Under editor with every ask approved (--approve auto): the user said
+	// yes to everything, and the sandbox (network off by default outside
+	// the full preset) must still hold.
+	_, bodies := h.attackRun(t, calls, "--preset", "editor", "--approve", "auto", "-k", "sk-e2e-key-0123456789abcdef")
 	fi, err := os.Stat(h.sentinel)
 	content, _ := os.ReadFile(h.sentinel)
 	sentinelChanged := err != nil || fi.Mode() != h.sentMode || !fi.ModTime().Equal(h.sentTime) || string(content) != "sentinel\n"
@@ -337,7 +340,7 @@ func TestAdversarialEndToEnd(t *testing.T) {
 		default:
 			bypass = survived
 		}
-		tally.add("4 sandbox (full)", bypass)
+		tally.add("4 sandbox (editor, all approved)", bypass)
 	}
 
 	cases, bypasses := 0, 0
