@@ -1,0 +1,551 @@
+package policy
+
+import "strings"
+
+// Programs that run code they are given are decided on what they will run
+// where that is visible, and ask otherwise (DESIGN §4a).
+
+// codeRunners run code they are given from files rein does not read; what
+// they run is unknowable from the command line.
+var codeRunners = map[string]string{
+	"make": "runs the Makefile's recipes", "gmake": "runs the Makefile's recipes",
+	"bmake": "runs the Makefile's recipes", "just": "runs the justfile's recipes",
+	"rake": "runs the Rakefile's tasks", "npx": "runs a package's code", "pnpx": "runs a package's code",
+	"bunx": "runs a package's code", "gdb": "runs debugger commands", "expect": "runs a Tcl script",
+	"docker": "controls a daemon outside the sandbox", "podman": "controls containers outside the sandbox",
+	"nerdctl": "controls a daemon outside the sandbox", "ctr": "controls a daemon outside the sandbox",
+	"kubectl": "controls a cluster outside the sandbox", "systemctl": "controls services outside the sandbox",
+	"machinectl": "controls machines outside the sandbox", "virsh": "controls machines outside the sandbox",
+	"lxc": "controls containers outside the sandbox", "osascript": "runs AppleScript",
+	"vim": "runs editor commands", "vi": "runs editor commands", "nvim": "runs editor commands",
+	"emacs": "runs editor commands", "ed": "runs editor commands (! runs shell commands)",
+	"ex": "runs editor commands", "less": "runs shell commands (!) and input filters",
+	"more": "runs shell commands (!)", "tclsh": "runs Tcl code", "wish": "runs Tcl code",
+	"dotnet": "runs project code", "java": "runs a program", "jshell": "runs Java code",
+	"R": "runs R code", "Rscript": "runs R code", "julia": "runs Julia code", "groovy": "runs Groovy code",
+	"scala": "runs Scala code", "erl": "runs Erlang code", "elixir": "runs Elixir code", "iex": "runs Elixir code",
+	"ghci": "runs Haskell code", "runghc": "runs Haskell code", "swift": "runs Swift code",
+	"deno": "runs JavaScript", "bun": "runs JavaScript and package scripts", "tsx": "runs TypeScript",
+	"ts-node": "runs TypeScript", "awk": "", "gawk": "", "mawk": "", "nawk": "", "sed": "", "gsed": "",
+	"npm": "", "pnpm": "", "yarn": "", "go": "", "git": "", "tar": "", "sort": "", "zip": "",
+	"rsync": "", "man": "", "xargs": "", "cargo": "",
+}
+
+// checkCodeRunner makes programs that run code rein cannot see a concern:
+// interpreters given a script, module or inline code, build tools running
+// their recipes, package managers running lifecycle scripts, and options
+// of ordinary tools that run programs (sort --compress-program, tar
+// --to-command, git grep -O). Shells with visible code are unwrapped and
+// analyzed instead (see unwrap).
+func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
+	args := texts(ws[1:])
+	if onlyVersion(args) {
+		return
+	}
+	if spec, ok := interpreterSpec(base); ok {
+		run, _ := a.interp(base, ws)
+		switch {
+		case spec.shell && len(run.code) > 0 && run.shellCode == nil:
+			a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
+		case spec.shell && run.fromStdin && fr.stdinFile:
+			a.runs(base + " runs a script from a file, which rein does not read; run its commands directly")
+		case spec.shell && run.shellCode != nil, spec.shell && run.fromStdin:
+			// Visible code (analyzed), nothing to run (stdin is
+			// /dev/null) or code piped from a command (a concern of
+			// checkInterpreter).
+		case !spec.shell:
+			a.runs(base + " runs code rein cannot analyze")
+		}
+		return
+	}
+	why, ok := codeRunners[base]
+	if !ok {
+		return
+	}
+	if why != "" {
+		a.runs(base + " " + why + ", which rein cannot see")
+		return
+	}
+	switch base {
+	case "awk", "gawk", "mawk", "nawk":
+		a.checkAwk(base, ws, fr)
+	case "sed", "gsed":
+		a.checkSed(base, ws)
+	case "npm", "pnpm", "yarn":
+		if len(args) == 0 || packageScripts(args) {
+			a.runs(base + " " + strings.Join(firstN(args, 1), " ") + " runs the package's scripts (lifecycle or run), which rein cannot see")
+		}
+	case "cargo":
+		if sub := firstOperand(args); sub == "run" || sub == "build" || sub == "test" || sub == "install" || sub == "bench" || sub == "check" || sub == "clippy" {
+			// build scripts (build.rs) and proc macros run: but this is the
+			// everyday loop, confined by the sandbox like go test.
+			return
+		}
+	case "go":
+		if sub := firstOperand(args); sub == "generate" || sub == "tool" {
+			a.runs("go " + sub + " runs commands named in the source, which rein cannot see")
+		}
+		for _, t := range args {
+			if longOption(t, "-toolexec", 4) || longOption(t, "--toolexec", 5) || strings.HasPrefix(t, "-exec") || strings.HasPrefix(t, "--exec") {
+				a.runs("go " + t + " runs a program of the command's choosing")
+				return
+			}
+		}
+	case "git":
+		a.checkGitRunners(ws)
+	case "tar":
+		for _, t := range args {
+			if strings.HasPrefix(t, "--to-command") || strings.HasPrefix(t, "--use-compress-program") ||
+				strings.HasPrefix(t, "--checkpoint-action") || strings.HasPrefix(t, "--info-script") ||
+				strings.HasPrefix(t, "--new-volume-script") || strings.HasPrefix(t, "--rsh-command") ||
+				t == "-I" || t == "-F" || (strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "IF")) {
+				a.runs("tar " + t + " runs a program")
+				return
+			}
+		}
+	case "sort":
+		for _, t := range args {
+			if strings.HasPrefix(t, "--compress-prog") {
+				a.runs("sort " + t + " runs a program")
+				return
+			}
+		}
+	case "zip":
+		for _, t := range args {
+			if t == "-TT" || strings.HasPrefix(t, "--unzip-command") {
+				a.runs("zip " + t + " runs a program")
+				return
+			}
+		}
+	case "rsync":
+		for _, t := range args {
+			if t == "-e" || strings.HasPrefix(t, "--rsh") || strings.HasPrefix(t, "--rsync-path") ||
+				(strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "e")) {
+				a.runs("rsync " + t + " runs a program")
+				return
+			}
+		}
+	case "man":
+		a.checkMan(ws, fr)
+	case "xargs":
+		a.dynamic("xargs appends arguments read from its input, which rein cannot see; name the files instead (or use find -exec)")
+	}
+}
+
+// runs records that the command being analyzed runs code rein cannot
+// see. Unlike a dynamic word, an explicit allow rule of the user's for
+// that command lifts it: the user read the Makefile. A preset or a
+// built-in rule does not.
+func (a *analyzer) runs(reason string) {
+	if a.guessing > 0 || a.runsCode != "" {
+		return
+	}
+	a.runsCode = reason
+}
+
+// onlyVersion reports whether args only ask for a version or help.
+func onlyVersion(args []string) bool {
+	if len(args) != 1 {
+		return false
+	}
+	switch args[0] {
+	case "--version", "-V", "-version", "--help", "-h", "version":
+		return true
+	}
+	return false
+}
+
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// firstOperand is the first argument that is not an option.
+func firstOperand(args []string) string {
+	for _, t := range args {
+		if !strings.HasPrefix(t, "-") {
+			return t
+		}
+	}
+	return ""
+}
+
+// packageScripts reports whether an npm, pnpm or yarn command runs the
+// package's scripts: run, test, start, install (lifecycle scripts), exec.
+func packageScripts(args []string) bool {
+	switch firstOperand(args) {
+	case "", "run", "run-script", "rum", "urn", "test", "tst", "t", "start", "stop", "restart",
+		"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isntall", "add", "ci",
+		"clean-install", "ic", "install-clean", "isntall-clean", "install-test", "it", "install-ci-test",
+		"cit", "rebuild", "rb", "exec", "x", "dlx", "create", "init", "link", "ln", "pack", "publish",
+		"update", "up", "upgrade", "udpate", "dedupe", "ddp", "prune", "uninstall", "remove", "rm", "r", "un", "unlink":
+		return true
+	}
+	// yarn runs a script named as its first operand (yarn build).
+	return false
+}
+
+// checkAwk allows an awk program only when it is literal and cannot run
+// commands or write files: system(), pipes to or from commands, getline
+// and output redirection are code rein cannot follow.
+func (a *analyzer) checkAwk(base string, ws []word, fr frame) {
+	prog, ok := awkProgram(ws)
+	if !ok {
+		a.dynamic(base + " runs a program rein cannot see (-f or a program only known at run time)")
+		return
+	}
+	risky := ""
+	for _, tok := range []string{"system", "|", ">", "getline", "ENVIRON", "PROCINFO", "@load", "@include"} {
+		if strings.Contains(prog.text, tok) {
+			risky = tok
+			break
+		}
+	}
+	if risky == "" {
+		return
+	}
+	if fr.taint && (risky == "system" || risky == "|") {
+		a.hard("download-exec", base+" running commands from a download ("+risky+") is never allowed")
+		return
+	}
+	a.dynamic(base + " program uses " + quoteArg(risky) + ", which can run commands or write files")
+}
+
+// awkProgram returns an awk invocation's program text: the first operand
+// after the options, unless -f names a program file.
+func awkProgram(ws []word) (word, bool) {
+	i := 1
+	for i < len(ws) {
+		t := ws[i].text
+		switch {
+		case t == "--":
+			i++
+			goto operand
+		case t == "-f" || strings.HasPrefix(t, "--file") || strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"),
+			t == "-E" || strings.HasPrefix(t, "--exec") || strings.HasPrefix(t, "--source") || t == "-e" ||
+				t == "-l" || strings.HasPrefix(t, "--load") || t == "-i" || strings.HasPrefix(t, "--include"):
+			return word{}, false
+		case t == "-v" || t == "-F":
+			i += 2
+		case strings.HasPrefix(t, "-") && t != "-":
+			i++
+		default:
+			goto operand
+		}
+	}
+operand:
+	if i >= len(ws) || !ws[i].literal {
+		return word{}, false
+	}
+	return ws[i], true
+}
+
+// checkSed allows a sed script only when it uses no command that runs a
+// program (e, the e flag of s) or writes a file (w, W, the w flag).
+func (a *analyzer) checkSed(base string, ws []word) {
+	var scripts []word
+	explicit := false
+	i := 1
+	for ; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case t == "--":
+			i++
+			goto done
+		case t == "-e" || t == "--expression":
+			explicit = true
+			if i+1 < len(ws) {
+				scripts = append(scripts, ws[i+1])
+				i++
+			}
+		case strings.HasPrefix(t, "--expression="):
+			explicit = true
+			w := ws[i]
+			w.text = strings.TrimPrefix(t, "--expression=")
+			scripts = append(scripts, w)
+		case t == "-f" || strings.HasPrefix(t, "--file"):
+			a.dynamic(base + " -f runs a script file rein does not read")
+			return
+		case strings.HasPrefix(t, "-") && t != "-":
+			if !strings.HasPrefix(t, "--") && strings.ContainsRune(t, 'f') {
+				a.dynamic(base + " " + t + " runs a script file rein does not read")
+				return
+			}
+			if !strings.HasPrefix(t, "--") && strings.HasSuffix(t, "e") {
+				explicit = true
+				if i+1 < len(ws) {
+					scripts = append(scripts, ws[i+1])
+					i++
+				}
+			}
+		default:
+			goto done
+		}
+	}
+done:
+	if !explicit && i < len(ws) {
+		scripts = append(scripts, ws[i])
+	}
+	for _, s := range scripts {
+		if !s.literal {
+			a.dynamic(base + " runs a script only known at run time")
+			return
+		}
+		if cmd, ok := sedRunsOrWrites(s.text); ok {
+			a.dynamic(base + " script uses " + quoteArg(cmd) + ", which runs a command or writes a file")
+			return
+		}
+	}
+}
+
+// sedRunsOrWrites scans a sed script conservatively: it reports the first
+// command that executes (e, s///e) or writes (w, W, s///w), and also any
+// script it cannot follow.
+func sedRunsOrWrites(script string) (string, bool) {
+	i := 0
+	n := len(script)
+	skipSpace := func() {
+		for i < n && (script[i] == ' ' || script[i] == '\t' || script[i] == ';' || script[i] == '\n') {
+			i++
+		}
+	}
+	// skipAddress skips a line number, $, /regex/ or \cREGEXc, and ranges.
+	skipAddress := func() bool {
+		for k := 0; k < 2; k++ {
+			switch {
+			case i < n && (script[i] >= '0' && script[i] <= '9'):
+				for i < n && (script[i] >= '0' && script[i] <= '9' || script[i] == '~') {
+					i++
+				}
+			case i < n && script[i] == '$':
+				i++
+			case i < n && (script[i] == '/' || script[i] == '\\'):
+				delim := byte('/')
+				if script[i] == '\\' {
+					if i+1 >= n {
+						return false
+					}
+					i++
+					delim = script[i]
+				}
+				i++
+				for i < n && script[i] != delim {
+					if script[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				if i >= n {
+					return false
+				}
+				i++
+				for i < n && (script[i] == 'I' || script[i] == 'M') {
+					i++
+				}
+			}
+			if k == 0 && i < n && script[i] == ',' {
+				i++
+				continue
+			}
+			break
+		}
+		for i < n && (script[i] == '!' || script[i] == ' ') {
+			i++
+		}
+		return true
+	}
+	for steps := 0; steps < 4096; steps++ {
+		skipSpace()
+		if i >= n {
+			return "", false
+		}
+		if !skipAddress() {
+			return "an address", true
+		}
+		if i >= n {
+			return "", false
+		}
+		c := script[i]
+		i++
+		switch c {
+		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'q', 'Q':
+			for i < n && (script[i] >= '0' && script[i] <= '9') {
+				i++
+			}
+		case 'b', 't', 'T', ':', 'a', 'i', 'c', 'r', 'R':
+			// label or text to the end of the line; r/R read files.
+			for i < n && script[i] != '\n' && (c == 'a' || c == 'i' || c == 'c' || script[i] != ';') {
+				if script[i] == '\\' {
+					i++
+				}
+				i++
+			}
+		case 's', 'y':
+			if i >= n {
+				return "s", true
+			}
+			delim := script[i]
+			if delim == '\n' || delim == '\\' {
+				return string(c), true
+			}
+			i++
+			for part := 0; part < 2; part++ {
+				for i < n && script[i] != delim {
+					if script[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				if i >= n {
+					return string(c), true
+				}
+				i++
+			}
+			if c == 'y' {
+				continue
+			}
+			for i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
+				switch script[i] {
+				case 'e', 'w', 'W':
+					return "s///" + string(script[i]), true
+				case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
+				default:
+					if script[i] < '0' || script[i] > '9' {
+						return "s///" + string(script[i]), true
+					}
+				}
+				i++
+			}
+		case 'e', 'w', 'W':
+			return string(c), true
+		default:
+			return string(c), true
+		}
+	}
+	return "a long script", true
+}
+
+// checkMan: man runs its pager (-P, --pager, MANPAGER) and browser (-H)
+// through the shell; the pager given is analyzed as shell code.
+func (a *analyzer) checkMan(ws []word, fr frame) {
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		var code *word
+		switch {
+		case t == "-P" || t == "--pager" || t == "-H" || t == "--html":
+			if i+1 < len(ws) && t != "-H" && t != "--html" {
+				code = &ws[i+1]
+				i++
+			} else if t == "-H" || t == "--html" {
+				a.dynamic("man -H runs a browser")
+				return
+			}
+		case strings.HasPrefix(t, "-P") || strings.HasPrefix(t, "--pager=") || strings.HasPrefix(t, "--html="):
+			w := ws[i]
+			w.text = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(t, "-P"), "--pager="), "--html=")
+			code = &w
+		}
+		if code != nil {
+			a.dynamic("man " + t + " runs " + quoteArg(code.text) + " as its pager")
+			cf := fr
+			cf.depth++
+			a.code(code.text, cf)
+			return
+		}
+	}
+}
+
+// checkGitRunners makes git subcommands and options that run programs a
+// concern: rebase --exec, bisect run, submodule foreach, filter-branch,
+// difftool and mergetool, grep --open-files-in-pager, the transport
+// options that name a program (--upload-pack, --receive-pack, --exec)
+// and ext:: or fd:: remotes, and git config writes (they change
+// .git/config, which later git commands obey).
+func (a *analyzer) checkGitRunners(ws []word) {
+	argv := texts(ws)
+	i := gitSub(argv)
+	if i >= len(argv) {
+		return
+	}
+	sub, rest := argv[i], argv[i+1:]
+	for _, t := range rest {
+		if strings.HasPrefix(t, "ext::") || strings.HasPrefix(t, "fd::") {
+			a.dynamic("git remote " + quoteArg(t) + " runs a program as its transport")
+			return
+		}
+		for _, opt := range []string{"--upload-pack", "--receive-pack", "--exec", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv"} {
+			if longOption(t, opt, len(opt)) {
+				a.dynamic("git " + sub + " " + t + " runs a program")
+				return
+			}
+		}
+	}
+	switch sub {
+	case "filter-branch", "filter-repo", "difftool", "mergetool", "instaweb", "daemon", "web--browse", "credential", "send-email", "imap-send", "p4", "svn", "cvsimport", "archimport", "quiltimport":
+		a.dynamic("git " + sub + " runs programs rein cannot see")
+	case "rebase":
+		for _, t := range rest {
+			if t == "-x" || strings.HasPrefix(t, "--exec") || t == "-i" || strings.HasPrefix(t, "--interactive") || (strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "xi")) {
+				a.dynamic("git rebase " + t + " runs commands or an editor")
+				return
+			}
+		}
+	case "bisect":
+		if firstOperand(rest) == "run" {
+			a.dynamic("git bisect run runs a command rein does not analyze here; run the command directly")
+		}
+	case "submodule":
+		if slicesContains(rest, "foreach") {
+			a.dynamic("git submodule foreach runs shell code in every submodule")
+		}
+	case "grep":
+		for _, t := range rest {
+			if t == "-O" || strings.HasPrefix(t, "-O") && !strings.HasPrefix(t, "--") {
+				a.dynamic("git grep -O runs a program on the matching files")
+				return
+			}
+		}
+	case "config":
+		if gitConfigWrites(rest) {
+			a.dynamic("git config changes git's configuration (.git/config), which makes later git commands run what it says; edit it yourself if needed")
+		}
+	case "remote":
+		switch firstOperand(rest) {
+		case "add", "set-url", "rename", "remove", "rm", "set-branches", "set-head", "prune":
+			a.dynamic("git remote " + firstOperand(rest) + " changes git's configuration (.git/config)")
+		}
+	}
+}
+
+// gitConfigWrites reports whether git config arguments change a
+// configuration file (anything but --get*, --list, -l and the like).
+func gitConfigWrites(args []string) bool {
+	operands := 0
+	for _, t := range args {
+		switch {
+		case strings.HasPrefix(t, "--get") || t == "--list" || t == "-l" || t == "--show-origin" ||
+			t == "--show-scope" || t == "--name-only" || t == "--null" || t == "-z" || t == "--includes" || t == "--no-includes":
+			if strings.HasPrefix(t, "--get") || t == "--list" || t == "-l" {
+				return false
+			}
+		case t == "get" || t == "list":
+			if operands == 0 {
+				return false
+			}
+			operands++
+		case strings.HasPrefix(t, "-"):
+		default:
+			operands++
+		}
+	}
+	return operands >= 2 || slicesContains(args, "--unset") || slicesContains(args, "--unset-all") ||
+		slicesContains(args, "--add") || slicesContains(args, "--replace-all") || slicesContains(args, "--edit") ||
+		slicesContains(args, "-e") || slicesContains(args, "--remove-section") || slicesContains(args, "--rename-section") ||
+		slicesContains(args, "set") || slicesContains(args, "unset") || slicesContains(args, "edit")
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
