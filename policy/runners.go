@@ -28,7 +28,7 @@ var codeRunners = map[string]string{
 	"deno": "runs JavaScript", "bun": "runs JavaScript and package scripts", "tsx": "runs TypeScript",
 	"ts-node": "runs TypeScript", "awk": "", "gawk": "", "mawk": "", "nawk": "", "sed": "", "gsed": "",
 	"npm": "", "pnpm": "", "yarn": "", "go": "", "git": "", "tar": "", "sort": "", "zip": "",
-	"rsync": "", "man": "", "xargs": "", "cargo": "",
+	"rsync": "", "man": "", "xargs": "",
 }
 
 // checkCodeRunner makes programs that run code rein cannot see a concern:
@@ -74,12 +74,6 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	case "npm", "pnpm", "yarn":
 		if len(args) == 0 || packageScripts(args) {
 			a.runs(base + " " + strings.Join(firstN(args, 1), " ") + " runs the package's scripts (lifecycle or run), which rein cannot see")
-		}
-	case "cargo":
-		if sub := firstOperand(args); sub == "run" || sub == "build" || sub == "test" || sub == "install" || sub == "bench" || sub == "check" || sub == "clippy" {
-			// build scripts (build.rs) and proc macros run: but this is the
-			// everyday loop, confined by the sandbox like go test.
-			return
 		}
 	case "go":
 		if sub := firstOperand(args); sub == "generate" || sub == "tool" {
