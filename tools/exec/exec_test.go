@@ -16,11 +16,17 @@ import (
 
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
+// newTool opens a workspace without the sandbox: these tests are about
+// the tool's outcome, process-group killing and signals as the host sees
+// them (inside the namespace sandbox pids are the namespace's own and a
+// signal death comes back as exit code 128+n); workspace tests the
+// sandbox itself.
 func newTool(t *testing.T, opts Options) (tool.Tool, string) {
 	t.Helper()
-	ws, err := workspace.Open(t.TempDir(), workspace.Options{})
+	ws, err := workspace.Open(t.TempDir(), workspace.Options{Sandbox: sandbox.Off})
 	if err != nil {
 		t.Fatal(err)
 	}
