@@ -38,9 +38,6 @@ type harness struct {
 	// there. Both are nil when nobody can be asked.
 	gate    *promptGate
 	console *consoleInteraction
-	// protected are the workspace files trusted MCP servers run; writes
-	// to them ask (see mcpPlan.trustedServerFiles).
-	protected []string
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -80,12 +77,23 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	// The preset decides the sandbox's default network; the engine is
-	// what resolves it from the layers (and rebuilt below for the
-	// canonical workspace, which it resolves the same way).
-	pe, err := policy.NewEngine(policy.EngineConfig{Workspace: o.workspace, Home: home, Layers: layers})
+	// One engine decides for the canonical workspace; it is built before
+	// the workspace opens because its preset sets the sandbox's default
+	// network. Writes to protected paths ask (the built-in list, the files
+	// trusted MCP servers run, rein's and the shell's configuration when
+	// the workspace holds them), and commands may not change them at all.
+	real := canonicalDir(o.workspace)
+	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
+		a.protectedInWorkspace(real, home, o.flags.stateDirFlag())...)
+	engine, err := policy.NewEngine(policy.EngineConfig{
+		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected,
+	})
 	if err != nil {
 		return nil, err
+	}
+	roPaths := sandbox.DefaultProtected(real)
+	for _, p := range protected {
+		roPaths = append(roPaths, p.Path)
 	}
 	hidden := sandbox.DefaultHidden(home, filepath.Dir(config.UserConfigPath(a.Getenv)), state)
 	if o.flags.configFile != "" {
@@ -93,26 +101,11 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 			hidden = append(hidden, abs)
 		}
 	}
-	// Commands may not change what the policy protects: the built-in
-	// list, the files trusted MCP servers run, and rein's and the
-	// shell's configuration when the workspace holds them.
-	real := o.workspace
-	if abs, err := filepath.Abs(real); err == nil {
-		real = abs
-	}
-	if r, err := filepath.EvalSymlinks(real); err == nil {
-		real = r
-	}
-	homeProtected := a.protectedInWorkspace(real, home, o.flags.stateDirFlag())
-	roPaths := append(sandbox.DefaultProtected(real), plan.trustedServerFiles()...)
-	for _, p := range homeProtected {
-		roPaths = append(roPaths, p.Path)
-	}
 	ws, err := workspace.Open(o.workspace, workspace.Options{
 		Sandbox:          sb.mode,
 		SandboxReadable:  sb.readable,
 		SandboxWritable:  sb.writable,
-		SandboxNetwork:   sb.allowNetwork(string(pe.Preset())),
+		SandboxNetwork:   sb.allowNetwork(string(engine.Preset())),
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
 		Logger:           slog.New(&warningHandler{w: a.Stderr}),
@@ -120,8 +113,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws, protected: plan.trustedServerFiles()}
-	if err := h.build(cfg, layers, approved, home, homeProtected); err != nil {
+	h := &harness{ws: ws, engine: engine}
+	if err := h.build(cfg); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -151,20 +144,13 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	return h, nil
 }
 
-// build assembles the tools, the policy engine and the system prompt.
-func (h *harness) build(cfg *config.Config, layers []policy.Layer, approved policy.ApprovedStore, home string, protected []policy.ProtectedPath) error {
+// build assembles the tools and the system prompt.
+func (h *harness) build(cfg *config.Config) error {
 	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
 	}
 	h.tools = set
-	h.engine, err = policy.NewEngine(policy.EngineConfig{
-		Workspace: h.ws.Dir(), Home: home, Layers: layers, Approved: approved,
-		Protected: append(protectedAs(h.protected, "a trusted MCP server runs it"), protected...),
-	})
-	if err != nil {
-		return err
-	}
 	h.system = cfg.Agent.SystemPrompt
 	if h.system == "" {
 		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())

@@ -55,3 +55,16 @@ func protectedAs(paths []string, why string) []policy.ProtectedPath {
 	}
 	return out
 }
+
+// canonicalDir makes a directory absolute with its symlinks resolved, the
+// form the workspace and the policy engine use; on error it keeps what it
+// had.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
+}
