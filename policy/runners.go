@@ -1,12 +1,17 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Programs that run code they are given are decided on what they will run
 // where that is visible, and ask otherwise (DESIGN §4a).
 
 // codeRunners run code they are given from files rein does not read; what
-// they run is unknowable from the command line.
+// they run is unknowable from the command line. Keys are lower case, as
+// cmdBase makes command names. An empty reason means a closer look in
+// checkCodeRunner.
 var codeRunners = map[string]string{
 	"make": "runs the Makefile's recipes", "gmake": "runs the Makefile's recipes",
 	"bmake": "runs the Makefile's recipes", "just": "runs the justfile's recipes",
@@ -22,7 +27,7 @@ var codeRunners = map[string]string{
 	"ex": "runs editor commands", "less": "runs shell commands (!) and input filters",
 	"more": "runs shell commands (!)", "tclsh": "runs Tcl code", "wish": "runs Tcl code",
 	"dotnet": "runs project code", "java": "runs a program", "jshell": "runs Java code",
-	"R": "runs R code", "Rscript": "runs R code", "julia": "runs Julia code", "groovy": "runs Groovy code",
+	"r": "runs R code", "rscript": "runs R code", "julia": "runs Julia code", "groovy": "runs Groovy code",
 	"scala": "runs Scala code", "erl": "runs Erlang code", "elixir": "runs Elixir code", "iex": "runs Elixir code",
 	"ghci": "runs Haskell code", "runghc": "runs Haskell code", "swift": "runs Swift code",
 	"deno": "runs JavaScript", "bun": "runs JavaScript and package scripts", "tsx": "runs TypeScript",
@@ -203,28 +208,28 @@ func (a *analyzer) checkAwk(base string, ws []word, fr frame) {
 }
 
 // awkProgram returns an awk invocation's program text: the first operand
-// after the options, unless -f names a program file.
+// after the options, unless an option names a program file or source.
 func awkProgram(ws []word) (word, bool) {
 	i := 1
-	for i < len(ws) {
+	for ; i < len(ws); i++ {
 		t := ws[i].text
-		switch {
-		case t == "--":
+		if t == "--" {
 			i++
-			goto operand
-		case t == "-f" || strings.HasPrefix(t, "--file") || strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"),
-			t == "-E" || strings.HasPrefix(t, "--exec") || strings.HasPrefix(t, "--source") || t == "-e" ||
-				t == "-l" || strings.HasPrefix(t, "--load") || t == "-i" || strings.HasPrefix(t, "--include"):
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		switch {
+		case t == "-f" || t == "-E" || t == "-e" || t == "-l" || t == "-i" || strings.HasPrefix(t, "-W") ||
+			strings.HasPrefix(t, "-f") && !strings.HasPrefix(t, "--") ||
+			strings.HasPrefix(t, "--file") || strings.HasPrefix(t, "--exec") || strings.HasPrefix(t, "--source") ||
+			strings.HasPrefix(t, "--load") || strings.HasPrefix(t, "--include"):
 			return word{}, false
 		case t == "-v" || t == "-F":
-			i += 2
-		case strings.HasPrefix(t, "-") && t != "-":
-			i++
-		default:
-			goto operand
+			i++ // the option's value
 		}
 	}
-operand:
 	if i >= len(ws) || !ws[i].literal {
 		return word{}, false
 	}
@@ -239,41 +244,33 @@ func (a *analyzer) checkSed(base string, ws []word) {
 	i := 1
 	for ; i < len(ws); i++ {
 		t := ws[i].text
-		switch {
-		case t == "--":
+		if t == "--" {
 			i++
-			goto done
-		case t == "-e" || t == "--expression":
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		short := !strings.HasPrefix(t, "--")
+		switch {
+		case t == "-e" || t == "--expression" || short && strings.HasSuffix(t, "e") && !strings.ContainsRune(t, 'f'):
 			explicit = true
 			if i+1 < len(ws) {
-				scripts = append(scripts, ws[i+1])
 				i++
+				scripts = append(scripts, ws[i])
 			}
 		case strings.HasPrefix(t, "--expression="):
 			explicit = true
 			w := ws[i]
 			w.text = strings.TrimPrefix(t, "--expression=")
 			scripts = append(scripts, w)
-		case t == "-f" || strings.HasPrefix(t, "--file"):
-			a.dynamic(base + " -f runs a script file rein does not read")
+		case strings.HasPrefix(t, "--file") || short && strings.ContainsRune(t, 'f'):
+			a.dynamic(base + " " + t + " runs a script file rein does not read")
 			return
-		case strings.HasPrefix(t, "-") && t != "-":
-			if !strings.HasPrefix(t, "--") && strings.ContainsRune(t, 'f') {
-				a.dynamic(base + " " + t + " runs a script file rein does not read")
-				return
-			}
-			if !strings.HasPrefix(t, "--") && strings.HasSuffix(t, "e") {
-				explicit = true
-				if i+1 < len(ws) {
-					scripts = append(scripts, ws[i+1])
-					i++
-				}
-			}
-		default:
-			goto done
+		case t == "--line-length" || short && strings.HasSuffix(t, "l"):
+			i++ // -l N: the line length, not the script
 		}
 	}
-done:
 	if !explicit && i < len(ws) {
 		scripts = append(scripts, ws[i])
 	}
@@ -486,7 +483,7 @@ func (a *analyzer) checkGitRunners(ws []word) {
 			a.dynamic("git bisect run runs a command rein does not analyze here; run the command directly")
 		}
 	case "submodule":
-		if slicesContains(rest, "foreach") {
+		if slices.Contains(rest, "foreach") {
 			a.dynamic("git submodule foreach runs shell code in every submodule")
 		}
 	case "grep":
@@ -509,37 +506,28 @@ func (a *analyzer) checkGitRunners(ws []word) {
 }
 
 // gitConfigWrites reports whether git config arguments change a
-// configuration file (anything but --get*, --list, -l and the like).
+// configuration file: a write option, a write subcommand (git 2.46+), or a
+// key with a value; --get*, --list and the get and list subcommands read.
 func gitConfigWrites(args []string) bool {
 	operands := 0
-	for _, t := range args {
+	for i := 0; i < len(args); i++ {
+		t := args[i]
 		switch {
-		case strings.HasPrefix(t, "--get") || t == "--list" || t == "-l" || t == "--show-origin" ||
-			t == "--show-scope" || t == "--name-only" || t == "--null" || t == "-z" || t == "--includes" || t == "--no-includes":
-			if strings.HasPrefix(t, "--get") || t == "--list" || t == "-l" {
-				return false
-			}
-		case t == "get" || t == "list":
-			if operands == 0 {
-				return false
-			}
-			operands++
+		case strings.HasPrefix(t, "--get") || t == "--list" || t == "-l":
+			return false
+		case t == "--unset" || t == "--unset-all" || t == "--add" || t == "--replace-all" || t == "--edit" ||
+			t == "-e" || t == "--remove-section" || t == "--rename-section":
+			return true
+		case t == "-f" || t == "--file" || t == "--blob" || t == "--type" || t == "--default" || t == "--comment":
+			i++ // the option's value
 		case strings.HasPrefix(t, "-"):
+		case operands == 0 && (t == "get" || t == "list"):
+			return false
+		case operands == 0 && (t == "set" || t == "unset" || t == "edit" || t == "rename-section" || t == "remove-section"):
+			return true
 		default:
 			operands++
 		}
 	}
-	return operands >= 2 || slicesContains(args, "--unset") || slicesContains(args, "--unset-all") ||
-		slicesContains(args, "--add") || slicesContains(args, "--replace-all") || slicesContains(args, "--edit") ||
-		slicesContains(args, "-e") || slicesContains(args, "--remove-section") || slicesContains(args, "--rename-section") ||
-		slicesContains(args, "set") || slicesContains(args, "unset") || slicesContains(args, "edit")
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return operands >= 2
 }

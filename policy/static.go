@@ -40,7 +40,6 @@ var evalBuiltins = map[string]string{
 	"fc":        "re-runs commands from the history through an editor",
 	"history":   "changes the history that fc re-runs",
 	"hash":      "rebinds command names to other programs",
-	"caller":    "inspects the call stack",
 }
 
 // checkStatic makes a builtin that evaluates its arguments, and the
