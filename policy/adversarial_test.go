@@ -368,7 +368,7 @@ func TestAdversarialPolicy(t *testing.T) {
 // link.
 func TestAdversarialSymlinks(t *testing.T) {
 	ws := t.TempDir()
-	for _, d := range []string{".git/hooks", "secrets", "sub"} {
+	for _, d := range []string{".git/hooks", "secrets/sub", "sub"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -389,6 +389,7 @@ func TestAdversarialSymlinks(t *testing.T) {
 		"chain2":   "cfg",
 		"key":      "secrets/prod.key",
 		"reinlink": ".rein",
+		"deep":     "secrets/sub",
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
@@ -421,11 +422,33 @@ func TestAdversarialSymlinks(t *testing.T) {
 		{runCall("cat key"), Deny},
 		{runCall("cat link/*"), Deny},
 		{runCall("cat sec*/prod.key"), Deny},
+		{runCall("cd deep && cat ../prod.key"), Deny},
+		{runCall("cat deep/../prod.key"), Deny},
+		{pathCall(specReadFile, "deep/../prod.key"), Deny},
 		{runCall("cat l*/prod.key"), Deny},
 		{runCall("cd sec* && cat prod.key"), Deny},
 		{runCall("cp x hk/pre-commit"), Ask},
 		{Call{ID: "c1", Spec: specApplyPatchWithPaths, Args: mustJSON(map[string]string{"patch": "hk/pre-commit"})}, Ask},
 	}
+	// Many files: a glob over them is checked up to a bound, then asks.
+	for i := range maxGlobMatches + 10 {
+		if err := os.WriteFile(filepath.Join(ws, "sub", fmt.Sprintf("f%04d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/", filepath.Join(ws, "rootlink")); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases,
+		struct {
+			call Call
+			min  Action
+		}{runCall("cat sub/*"), Ask},
+		struct {
+			call Call
+			min  Action
+		}{runCall("cat rootlink/*/*"), Ask},
+	)
 	for _, p := range []Preset{PresetEditor, PresetFull} {
 		e, err := NewEngine(EngineConfig{Workspace: ws, Home: "/nonexistent-home", Layers: []Layer{
 			{Kind: LayerUser, Source: "test", Config: Config{Preset: string(p), Paths: user.Paths}},

@@ -3,7 +3,6 @@ package policy
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/reinharness/rein/tool"
@@ -282,10 +281,16 @@ func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, re
 	for _, dir := range cwds {
 		abs := absUnder(dir, p)
 		v = stricter(v, e.tightenAbs(abs, read, write, what, tr))
-		if glob {
-			for _, m := range expandGlob(path.Clean(abs)) {
-				v = stricter(v, e.tightenAbs(filepath.ToSlash(m), read, write, what+" (matching "+quoteArg(e.relPath(filepath.ToSlash(m)))+")", tr))
-			}
+		if !glob {
+			continue
+		}
+		matches, complete := expandGlob(e.opts.Workspace, abs)
+		for _, m := range matches {
+			v = stricter(v, e.tightenAbs(m, read, write, what+" (matching "+quoteArg(e.relPath(m))+")", tr))
+		}
+		if !complete && within(path.Clean(abs), e.opts.Workspace) {
+			v = stricter(v, tr.add("path", what+": too many matches to check", Ask, "analysis:path").
+				verdict(what+" matches more files than rein checks against the path rules; name the files"))
 		}
 	}
 	return v

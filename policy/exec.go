@@ -220,7 +220,8 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 	case target.glob:
 		var dirs []string
 		for _, p := range a.absPaths(target.path) {
-			for _, m := range expandGlob(p) {
+			matches, _ := expandGlob(a.ws, p)
+			for _, m := range matches {
 				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
 					dirs = append(dirs, filepath.ToSlash(m))
 				}

@@ -1,10 +1,14 @@
 package policy
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Paths are decided after resolution (DESIGN §4a): a rule on .git/config
@@ -19,7 +23,7 @@ import (
 // Bounds on resolution work, so a hostile tree cannot stall a decision.
 const (
 	maxLinkHops    = 40
-	maxGlobMatches = 256
+	maxGlobMatches = 2048
 )
 
 // resolveIn follows symlinks in p (absolute) component by component, as
@@ -92,17 +96,59 @@ func (e *Engine) pathForms(abs string) []string {
 	return []string{written, resolved}
 }
 
-// expandGlob lists what a glob path (absolute) matches on disk, bounded;
-// nil when nothing matches or the pattern is malformed.
-func expandGlob(pattern string) []string {
-	matches, err := filepath.Glob(pattern)
+// expandGlob lists what a glob path (absolute) matches inside the
+// workspace ws, through an os.Root so no symlink leads the listing out,
+// with a budget of file-system operations so a hostile tree cannot stall
+// a decision. complete is false when the pattern lies outside ws (rules
+// then see only the pattern itself) or the budget ran out before the
+// listing finished.
+func expandGlob(ws, pattern string) (matches []string, complete bool) {
+	pattern = path.Clean(pattern)
+	if ws == "" || !within(pattern, ws) || pattern == ws {
+		return nil, false
+	}
+	root, err := os.OpenRoot(ws)
 	if err != nil {
+		return nil, errors.Is(err, fs.ErrNotExist) // no workspace on disk: nothing matches
+	}
+	defer root.Close()
+	fsys := &budgetFS{fsys: root.FS(), left: maxGlobOps}
+	rel := strings.TrimPrefix(pattern, ws+"/")
+	err = doublestar.GlobWalk(fsys, rel, func(p string, _ fs.DirEntry) error {
+		if len(matches) == maxGlobMatches {
+			return errGlobBudget
+		}
+		matches = append(matches, ws+"/"+p)
 		return nil
+	}, doublestar.WithFailOnIOErrors())
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		return matches, fsys.left >= 0 // a missing directory matches nothing
+	default:
+		// The budget, or a directory rein may not list (a symlink out of
+		// the workspace): what the glob reaches is not known.
+		return matches, false
 	}
-	if len(matches) > maxGlobMatches {
-		matches = matches[:maxGlobMatches]
+}
+
+// maxGlobOps bounds the file-system operations of one glob expansion.
+const maxGlobOps = 8192
+
+var errGlobBudget = errors.New("policy: glob expansion budget exhausted")
+
+// budgetFS fails every operation once its budget is spent. Only Open is
+// offered, so fs.ReadDir and fs.Stat go through it too.
+type budgetFS struct {
+	fsys fs.FS
+	left int
+}
+
+func (b *budgetFS) Open(name string) (fs.File, error) {
+	b.left--
+	if b.left < 0 {
+		return nil, errGlobBudget
 	}
-	return matches
+	return b.fsys.Open(name)
 }
 
 // absUnder makes p absolute against dir.
