@@ -449,8 +449,15 @@ func TestAdversarialSymlinks(t *testing.T) {
 			min  Action
 		}{runCall("cat rootlink/*/*"), Ask},
 	)
+	// Symlinks to the home directory and the root: recursive removal
+	// through them is removal of what they point at.
+	home := t.TempDir()
+	if err := os.Symlink(home, filepath.Join(ws, "homelink")); err != nil {
+		t.Fatal(err)
+	}
+	hard := []string{"rm -rf homelink/", "rm -rf homelink/*", "rm -rf rootlink/", "rm -r ./homelink/.", "chmod -R 000 homelink/", "cd homelink && rm -rf *"}
 	for _, p := range []Preset{PresetEditor, PresetFull} {
-		e, err := NewEngine(EngineConfig{Workspace: ws, Home: "/nonexistent-home", Layers: []Layer{
+		e, err := NewEngine(EngineConfig{Workspace: ws, Home: home, Layers: []Layer{
 			{Kind: LayerUser, Source: "test", Config: Config{Preset: string(p), Paths: user.Paths}},
 		}})
 		if err != nil {
@@ -460,6 +467,11 @@ func TestAdversarialSymlinks(t *testing.T) {
 			d := e.Decide(t.Context(), c.call)
 			if d.Action < c.min {
 				t.Errorf("%s: %s %s: got %s (%s); want at least %s", p, c.call.Spec.Name, c.call.Args, d.Action, d.Reason, c.min)
+			}
+		}
+		for _, cmd := range hard {
+			if d := e.Decide(t.Context(), runCall(cmd)); !d.Hard {
+				t.Errorf("%s: %q: got %s (%s); want a hard denial", p, cmd, d.Action, d.Reason)
 			}
 		}
 	}

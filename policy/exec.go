@@ -295,6 +295,29 @@ func (a *analyzer) absPaths(p string) []string {
 	return out
 }
 
+// reached returns the absolute paths p may name: against every directory
+// the command may run in, as written and as the kernel resolves it through
+// symlinks inside the workspace (`rm -rf h/` with h -> ~ removes the home
+// directory's contents).
+func (a *analyzer) reached(p string) []string {
+	var out []string
+	for _, abs := range a.absPaths(p) {
+		out = append(out, abs)
+	}
+	if path.IsAbs(p) {
+		if r := resolveIn(a.ws, p); r != path.Clean(p) {
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, d := range a.cwds {
+		if r := resolveIn(a.ws, absUnder(d, p)); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // checkWriteTarget makes a redirect that writes outside the workspace a
 // concern: file tools are confined to the workspace, and a shell
 // redirect must not be a way around that.

@@ -211,7 +211,7 @@ func (a *analyzer) checkRecursiveRemove(what string, targets []word) {
 		if !path.IsAbs(p) && a.cwdUnknown {
 			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+" after changing to a directory rein cannot tell")
 		}
-		for _, abs := range a.absPaths(p) {
+		for _, abs := range a.reached(p) {
 			if why := a.catastrophic(abs); why != "" {
 				a.hard("rm-root", what+" of "+quoteArg(t.text)+" ("+why+") is never allowed")
 				return
@@ -285,7 +285,7 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 		if !t.pathOK || t.glob {
 			continue
 		}
-		for _, abs := range a.absPaths(t.path) {
+		for _, abs := range a.reached(t.path) {
 			if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
 				a.hard("rm-root", base+" -R of "+quoteArg(t.text)+" ("+why+") is never allowed")
 				return
