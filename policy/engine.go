@@ -71,7 +71,9 @@ type EngineConfig struct {
 }
 
 // Engine is the layered policy. It implements Decider; it is immutable
-// after NewEngine and safe for concurrent use, and Decide does no I/O.
+// after NewEngine and safe for concurrent use. Decide's only I/O is the
+// bounded resolution of paths inside the workspace (symlinks, globs; see
+// resolve.go).
 type Engine struct {
 	opts     AnalyzeOptions
 	preset   Preset

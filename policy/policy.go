@@ -51,7 +51,8 @@ type Decision struct {
 }
 
 // Decider decides calls. Implementations are safe for concurrent use and
-// never block on I/O (asking a human is an Approver's job).
+// never wait on anything but bounded local file-system look-ups (asking a
+// human is an Approver's job).
 type Decider interface {
 	Decide(ctx context.Context, c Call) Decision
 }
