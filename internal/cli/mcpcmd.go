@@ -230,7 +230,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ws = canonicalPath(ws)
+	ws = canonicalDir(ws)
 	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 	if err != nil {
 		return nil, "", err

@@ -42,7 +42,7 @@ type mcpPlan struct {
 // planMCP loads the servers of [mcp_servers] and .mcp.json for workspace
 // (absolute) and checks them against the trust store.
 func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpPlan, error) {
-	workspace = canonicalPath(workspace)
+	workspace = canonicalDir(workspace)
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err

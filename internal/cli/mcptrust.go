@@ -92,15 +92,6 @@ func describePins(st mcp.TrustStatus) string {
 	return b.String()
 }
 
-// canonicalPath returns dir with its symlinks resolved, as the workspace
-// names it (workspace.Open resolves them too), or dir when that fails.
-func canonicalPath(dir string) string {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		return real
-	}
-	return dir
-}
-
 // describeServer says what starting sc runs or reaches, for the user to
 // review before trusting it. Secret values are not shown.
 func describeServer(sc mcp.ServerConfig) string {
@@ -148,7 +139,7 @@ With SERVER names, show what each runs and record it as trusted.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			ws = canonicalPath(ws)
+			ws = canonicalDir(ws)
 			servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 			if err != nil {
 				return a.fail(err, nil)

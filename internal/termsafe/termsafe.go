@@ -18,6 +18,7 @@ package termsafe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -130,16 +131,7 @@ func hidden(r rune) bool {
 	if r < 0xa0 {
 		return true // C1
 	}
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) || containsRune(invisible, r)
-}
-
-func containsRune(rs []rune, r rune) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) || slices.Contains(invisible, r)
 }
 
 // JSON makes encoded JSON text inert: encoding/json escapes C0 controls
