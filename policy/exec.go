@@ -295,6 +295,21 @@ func (a *analyzer) absPaths(p string) []string {
 	return out
 }
 
+// inWorkspace reports whether p, resolved against every directory the
+// command may run in, may lie in the workspace or a temporary directory
+// (where the command itself may have written it).
+func (a *analyzer) inWorkspace(p string) bool {
+	if a.cwdUnknown && !path.IsAbs(p) {
+		return true
+	}
+	for _, abs := range a.reached(p) {
+		if within(abs, a.ws) || a.writableOutside(abs) {
+			return true
+		}
+	}
+	return false
+}
+
 // reached returns the absolute paths p may name: against every directory
 // the command may run in, as written and as the kernel resolves it through
 // symlinks inside the workspace (`rm -rf h/` with h -> ~ removes the home

@@ -47,6 +47,11 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	if onlyVersion(args) {
 		return
 	}
+	if name := ws[0].path; ws[0].pathOK && strings.Contains(name, "/") && a.inWorkspace(name) {
+		// ./build.sh is `bash build.sh` by another name.
+		a.runs(quoteArg(ws[0].text) + " is a program in the workspace, which rein does not read; review it and allow it with a rule")
+		return
+	}
 	if spec, ok := interpreterSpec(base); ok {
 		run, _ := a.interp(base, ws)
 		switch {
@@ -81,8 +86,11 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 			a.runs(base + " " + strings.Join(firstN(args, 1), " ") + " runs the package's scripts (lifecycle or run), which rein cannot see")
 		}
 	case "go":
-		if sub := firstOperand(args); sub == "generate" || sub == "tool" {
+		switch sub := firstOperand(args); sub {
+		case "generate", "tool":
 			a.runs("go " + sub + " runs commands named in the source, which rein cannot see")
+		case "run":
+			a.runs("go run runs the program it builds, which rein cannot see")
 		}
 		for _, t := range args {
 			if longOption(t, "-toolexec", 4) || longOption(t, "--toolexec", 5) || strings.HasPrefix(t, "-exec") || strings.HasPrefix(t, "--exec") {
