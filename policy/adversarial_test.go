@@ -72,6 +72,32 @@ var class3Cases = []attack{
 	{cmd: "cat 'secrets'/prod.key", min: Deny},
 	{cmd: "cat secret\\s/prod.key", min: Deny},
 	{cmd: "cat secrets/{prod,dev}.key", min: Deny},
+	{cmd: "cat ~+/secrets/prod.key", min: Ask},
+	{cmd: "cd secrets && cat ~-/secrets/prod.key", min: Ask},
+	{cmd: "grep -fsecrets/prod.key README.md", min: Deny},
+	{cmd: "sort -osecrets/out README.md", min: Deny},
+	{cmd: "dd if=secrets/prod.key", min: Deny},
+	{cmd: "dd if=README.md of=.git/config", min: Ask},
+	{cmd: "git show HEAD:secrets/prod.key", min: Deny},
+	{cmd: "cat /proc/self/root/home/dev/project/secrets/prod.key", min: Deny},
+	{cmd: "cat /proc/1/task/1/root/home/dev/project/secrets/prod.key", min: Deny},
+	{cmd: "cat /proc/thread-self/root/home/dev/project/.git/config > /dev/null; echo x >> /proc/self/root/home/dev/project/.git/config", min: Ask},
+	{cmd: "cat /proc/self/cwd/secrets/prod.key", min: Ask},
+	{cmd: "ln -s / r && cat r/home/dev/project/secrets/prod.key", min: Ask},
+	{cmd: "ln -s . me", min: Ask},
+	{cmd: "ln -s .. up", min: Ask},
+	{cmd: "ln -s /proc/self/root r", min: Ask},
+	{cmd: "ln -s .git g2", min: Ask},
+	{cmd: "ln -sfn .git/hooks h", min: Ask},
+	{cmd: "cp -s secrets/prod.key pub", min: Deny},
+	{cmd: "mv .git x", min: Ask},
+	{cmd: "mv sub/.git x", min: Ask},
+	{cmd: "tar xf a.tar && cat l/prod.key", min: Ask},
+	{cmd: "tar -xf a.tar; echo x >> l/config", min: Ask},
+	{cmd: "unzip -q a.zip && cat l/prod.key", min: Ask},
+	{cmd: "git checkout evil -- l && cat l/prod.key", min: Ask},
+	{cmd: "git stash pop; echo x > h/pre-commit", min: Ask},
+	{cmd: "CDPATH=.git cd hooks && echo x > pre-commit", min: Ask},
 }
 
 // adversarialCases expands the classes into cases: the shared corpus
@@ -188,6 +214,9 @@ func TestAdversarialSymlinks(t *testing.T) {
 		{runCall("cat link/*"), Deny},
 		{runCall("cat sec*/prod.key"), Deny},
 		{runCall("cd deep && cat ../prod.key"), Deny},
+		{runCall("echo x >> .g*/config"), Ask},
+		{runCall("echo x > .git/h*/pre-commit"), Ask},
+		{runCall("echo x > ?git/config"), Ask},
 		{runCall("cat deep/../prod.key"), Deny},
 		{pathCall(specReadFile, "deep/../prod.key"), Deny},
 		{runCall("cat l*/prod.key"), Deny},
@@ -255,3 +284,20 @@ var specApplyPatchWithPaths = func() (s tool.Spec) {
 	}
 	return s
 }()
+
+// TestAdversarialNoOverreach: the hardening must not make everyday
+// commands ask under full.
+func TestAdversarialNoOverreach(t *testing.T) {
+	e := newEngine(t, PresetFull, nil, nil, nil)
+	for _, cmd := range []string{
+		"cp a.txt .", "cp -r src dst", "mv a.txt b.txt", "mv sub/x.go .", "ls -la", "cat README.md",
+		"go test -run=TestX ./...", "go build -o bin/app .", "grep -rn foo src", "git status", "git log --oneline -5",
+		"git add -A", "git commit -m 'a message'", "tar czf out.tgz src", "rsync -a src/ dst/",
+		"git checkout -b feature", "sort -o out.txt in.txt", "dd if=/dev/zero of=blob bs=1k count=1",
+		"ln -s ../lib/x.go y.go", "head -n5 ./README.md", "echo done",
+	} {
+		if d := e.Decide(t.Context(), runCall(cmd)); d.Action != Allow {
+			t.Errorf("%q under full: %s (%s); want allow", cmd, d.Action, d.Reason)
+		}
+	}
+}

@@ -61,6 +61,11 @@ type Command struct {
 	// dynamic cd made it unknowable.
 	cwds       []string
 	cwdUnknown bool
+	// afterLinkBy names an earlier command of the same command line that
+	// may create links or files (ln, tar -x, git checkout, …): the paths
+	// of this one cannot be resolved at decision time.
+	afterLink   bool
+	afterLinkBy string
 }
 
 // Redirect is one redirection of a statement.
@@ -77,9 +82,12 @@ type Redirect struct {
 	path   string
 	pathOK bool
 	glob   bool
-	// cwds and cwdUnknown are the directories the redirect may happen in.
-	cwds       []string
-	cwdUnknown bool
+	// cwds and cwdUnknown are the directories the redirect may happen in;
+	// afterLink as in Command.
+	cwds        []string
+	cwdUnknown  bool
+	afterLink   bool
+	afterLinkBy string
 }
 
 // Finding is a hard denial or a concern found by the analysis.
@@ -188,6 +196,9 @@ type analyzer struct {
 	// dlFiles are files a downloader of this command writes (curl -o,
 	// wget -O, a redirect of its output): running one is download-exec.
 	dlFiles map[string]bool
+	// linkedBy names the first command seen that may create links or
+	// files whose paths later commands use (see Command.afterLink).
+	linkedBy string
 	seen    map[Finding]bool
 }
 
@@ -568,7 +579,7 @@ func (a *analyzer) setVar(name string, w word) {
 // shell executes on start.
 var sensitiveEnv = map[string]bool{
 	"PATH": true, "BASH_ENV": true, "ENV": true, "IFS": true, "PROMPT_COMMAND": true,
-	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "CDPATH": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
 	"GIT_EXEC_PATH": true, "GIT_ASKPASS": true, "GIT_EDITOR": true, "GIT_PAGER": true,
 	"GIT_EXTERNAL_DIFF": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true, "PAGER": true, "EDITOR": true,

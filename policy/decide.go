@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/reinharness/rein/tool"
@@ -228,24 +229,109 @@ func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
 // access apply.
 func (e *Engine) wordPathsVerdict(cmd Command, tr *tracer) verdict {
 	v := verdict{action: Allow}
+	linking := linkKind(texts(cmd.words))
 	for i, w := range cmd.words {
-		if i == 0 || !w.pathOK || w.text == "" || strings.HasPrefix(w.text, "-") {
+		if i == 0 || !w.pathOK || w.text == "" {
 			continue
 		}
-		p := w.path
-		if _, value, ok := strings.Cut(p, "="); ok && strings.HasPrefix(w.text, "--") {
-			p = value
+		what := "argument " + quoteArg(w.text)
+		for _, p := range pathCandidates(w.path) {
+			if cmd.afterLink && (!path.IsAbs(p) || within(path.Clean(p), e.opts.Workspace)) {
+				v = stricter(v, tr.add("path", what+" after "+cmd.afterLinkBy, Ask, "analysis:path").
+					verdict(what+" comes after "+quoteArg(cmd.afterLinkBy)+", which may create links or files rein cannot see yet; run it as a command of its own"))
+				continue
+			}
+			v = stricter(v, e.tightenWhere(p, w.glob, cmd.cwds, cmd.cwdUnknown, true, true, what, tr))
+			if linking != "" {
+				v = stricter(v, e.linkTarget(p, linking == "link", cmd.cwds, what, tr))
+			}
 		}
-		v = stricter(v, e.tightenWhere(p, w.glob, cmd.cwds, cmd.cwdUnknown, true, true, "argument "+quoteArg(w.text), tr))
 	}
 	return v
+}
+
+// pathCandidates are the paths an argument may name: itself, the value
+// of --opt=value or key=value (dd of=F), what follows a short option
+// (-fFILE, -oFILE), and what follows a colon (HEAD:secrets/key,
+// host:path). Checking a few strings too many costs little; missing the
+// one a program opens is a bypass.
+func pathCandidates(t string) []string {
+	var out []string
+	switch {
+	case t == "-" || t == "--":
+	case strings.HasPrefix(t, "--"):
+		if _, value, ok := strings.Cut(t, "="); ok && value != "" {
+			out = append(out, value)
+		}
+	case strings.HasPrefix(t, "-"):
+		for k := 2; k < len(t) && k <= 8; k++ {
+			out = append(out, t[k:])
+		}
+	default:
+		out = append(out, t)
+		if _, value, ok := strings.Cut(t, "="); ok && value != "" {
+			out = append(out, value)
+		}
+	}
+	for _, p := range slices.Clone(out) {
+		if i := strings.LastIndexByte(p, ':'); i >= 0 && i+1 < len(p) {
+			out = append(out, p[i+1:])
+		}
+	}
+	return out
+}
+
+// linkKind says whether a command makes links ("link": ln, cp -s/-l) or
+// moves directory entries ("move": mv, rsync, cp, install), or neither.
+func linkKind(argv []string) string {
+	switch cmdBase(argv[0]) {
+	case "ln", "link":
+		return "link"
+	case "cp":
+		if slices.ContainsFunc(argv[1:], func(t string) bool {
+			return t == "--symbolic-link" || t == "--link" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "sl")
+		}) {
+			return "link"
+		}
+		return "move"
+	case "mv", "rsync", "install":
+		return "move"
+	}
+	return ""
+}
+
+// linkTarget asks when an argument of a linking command is the workspace
+// or an ancestor of it (a link to it is a second name for every path, which
+// no rule sees), or a .git directory, linked or moved (its config and hooks
+// would lose their protection).
+func (e *Engine) linkTarget(p string, link bool, cwds []string, what string, tr *tracer) verdict {
+	if len(cwds) == 0 {
+		cwds = []string{e.opts.Workspace}
+	}
+	for _, dir := range cwds {
+		abs := absUnder(dir, p)
+		for _, form := range []string{path.Clean(abs), resolveIn(e.opts.Workspace, abs)} {
+			form = procAlias(form)
+			rel := e.relPath(form)
+			if link && within(e.opts.Workspace, form) || rel == ".git" || strings.HasSuffix(rel, "/.git") {
+				return tr.add("path", what+" links or moves "+quoteArg(rel), Ask, "analysis:link").
+					verdict(what + " links or moves " + quoteArg(rel) + ", which holds the workspace or protected files; paths through such a link would escape the rules")
+			}
+		}
+	}
+	return verdict{action: Allow}
 }
 
 func (e *Engine) redirectVerdict(rd Redirect, tr *tracer) verdict {
 	if rd.Op == "<<" || rd.Op == "<<-" || !rd.pathOK {
 		return verdict{action: Allow}
 	}
-	v := e.tightenWhere(rd.path, rd.glob, rd.cwds, rd.cwdUnknown, !rd.Write, rd.Write, "redirect "+rd.Op+" "+quoteArg(rd.Target), tr)
+	what := "redirect " + rd.Op + " " + quoteArg(rd.Target)
+	if rd.afterLink && (!path.IsAbs(rd.path) || within(path.Clean(rd.path), e.opts.Workspace)) {
+		return tr.add("path", what+" after "+rd.afterLinkBy, Ask, "analysis:path").
+			verdict(what + " comes after " + quoteArg(rd.afterLinkBy) + ", which may create links or files rein cannot see yet; run it as a command of its own")
+	}
+	v := e.tightenWhere(rd.path, rd.glob, rd.cwds, rd.cwdUnknown, !rd.Write, rd.Write, what, tr)
 	if !rd.Write || isDevNull(rd.path) {
 		return v
 	}
@@ -280,6 +366,10 @@ func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, re
 	v := verdict{action: Allow}
 	for _, dir := range cwds {
 		abs := absUnder(dir, p)
+		if procCwd(abs) {
+			return tr.add("path", what+" through /proc", Ask, "analysis:path").
+				verdict(what + " reaches a working directory through /proc, which rein cannot tell; use a path from the workspace root")
+		}
 		v = stricter(v, e.tightenAbs(abs, read, write, what, tr))
 		if !glob {
 			continue

@@ -149,8 +149,13 @@ func (a *analyzer) leaf(ws []word, via []string, unknownArgs, dynamic bool) {
 		runsCode:    a.runsCode,
 		cwds:        slices.Clone(a.cwds),
 		cwdUnknown:  a.cwdUnknown,
+		afterLink:   a.linkedBy != "",
+		afterLinkBy: a.linkedBy,
 	})
 	a.runsCode = ""
+	if a.linkedBy == "" && createsLinks(ws) {
+		a.linkedBy = strings.Join(texts(ws[:min(len(ws), 3)]), " ")
+	}
 }
 
 // cmdBase is the lower-cased base name of a command word: /usr/bin/SUDO
@@ -293,6 +298,35 @@ func (a *analyzer) absPaths(p string) []string {
 		out = append(out, path.Join(d, p))
 	}
 	return out
+}
+
+// createsLinks reports whether a command may create symlinks or files
+// from content rein cannot see: ln, cp -s, archive extraction, and the git
+// commands that write the work tree from history (which stores symlinks).
+func createsLinks(ws []word) bool {
+	argv := texts(ws)
+	switch base := cmdBase(argv[0]); base {
+	case "ln", "link", "unzip", "cpio", "7z", "7za", "bsdtar", "rsync", "patch", "ar":
+		return true
+	case "cp":
+		return slices.ContainsFunc(argv[1:], func(t string) bool {
+			return t == "--symbolic-link" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "sl")
+		})
+	case "tar", "gtar":
+		return len(argv) > 1 && (strings.Contains(strings.TrimPrefix(argv[1], "-"), "x") && !strings.HasPrefix(argv[1], "--") ||
+			slices.ContainsFunc(argv[1:], func(t string) bool { return t == "--extract" || t == "--get" || t == "-x" }))
+	case "git":
+		i := gitSub(argv)
+		if i >= len(argv) {
+			return false
+		}
+		switch argv[i] {
+		case "checkout", "switch", "restore", "reset", "pull", "merge", "stash", "apply", "am",
+			"cherry-pick", "rebase", "revert", "clone", "worktree", "submodule", "read-tree", "checkout-index":
+			return true
+		}
+	}
+	return false
 }
 
 // inWorkspace reports whether p, resolved against every directory the

@@ -61,7 +61,7 @@ func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
 		return
 	}
 	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK, glob: w.glob,
-		cwds: slices.Clone(a.cwds), cwdUnknown: a.cwdUnknown}
+		cwds: slices.Clone(a.cwds), cwdUnknown: a.cwdUnknown, afterLink: a.linkedBy != "", afterLinkBy: a.linkedBy}
 	a.res.Redirects = append(a.res.Redirects, rd)
 	if !write {
 		return

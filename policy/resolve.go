@@ -86,14 +86,70 @@ func resolveIn(ws, p string) string {
 
 // pathForms returns the forms of an absolute path that rules are matched
 // on: the path as written (cleaned) and the path it resolves to, each
-// relative to the workspace when inside it.
+// relative to the workspace when inside it, with /proc/self/root/… read as
+// the path it aliases.
 func (e *Engine) pathForms(abs string) []string {
-	written := e.relPath(path.Clean(abs))
-	resolved := e.relPath(resolveIn(e.opts.Workspace, abs))
+	written := e.relPath(procAlias(path.Clean(abs)))
+	resolved := e.relPath(procAlias(resolveIn(e.opts.Workspace, abs)))
 	if resolved == written {
 		return []string{written}
 	}
 	return []string{written, resolved}
+}
+
+// procAlias maps /proc/PID/root/X (self, thread-self, a number, or a
+// task of one) to /X: the same file under another name. Other paths are
+// returned as they are.
+func procAlias(p string) string {
+	rest, ok := procEntry(p, "root")
+	if !ok {
+		return p
+	}
+	return path.Clean("/" + rest)
+}
+
+// procCwd reports whether p goes through /proc/PID/cwd, a working
+// directory rein cannot tell.
+func procCwd(p string) bool {
+	_, ok := procEntry(path.Clean(p), "cwd")
+	return ok
+}
+
+// procEntry matches /proc/{self,thread-self,N}[/task/N]/ENTRY[/rest] and
+// returns rest.
+func procEntry(p, entry string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return "", false
+	}
+	pid, rest, _ := strings.Cut(rest, "/")
+	if pid != "self" && pid != "thread-self" && !allDigits(pid) {
+		return "", false
+	}
+	if t, r, ok := strings.Cut(rest, "/"); ok && t == "task" {
+		tid, r2, _ := strings.Cut(r, "/")
+		if !allDigits(tid) {
+			return "", false
+		}
+		rest = r2
+	}
+	name, tail, _ := strings.Cut(rest, "/")
+	if name != entry {
+		return "", false
+	}
+	return tail, true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // expandGlob lists what a glob path (absolute) matches inside the

@@ -226,8 +226,9 @@ func (a *analyzer) unquotedLit(raw string, first bool) word {
 		switch prefix {
 		case "~":
 			w.path = a.home + rest
-		default: // ~user, ~+, ~-: not resolved statically
+		default: // ~user, ~+ ($PWD), ~- ($OLDPWD): known only at run time
 			w.pathOK = false
+			a.dynamic(quoteArg(prefix) + " expands to a directory only known at run time; write the path out")
 		}
 		if w.globAt >= 0 {
 			w.globAt += len(w.path) - len(w.text)

@@ -104,6 +104,9 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 		"TMPDIR="+tmp, "PWD="+dir,
 		// Nothing can answer a prompt or page output: fail fast instead.
 		"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
+		// The policy decided the command as written: bash must not source
+		// a start-up file (BASH_ENV, ENV) or resolve cd through CDPATH.
+		"BASH_ENV=", "ENV=", "CDPATH=",
 	)
 	env = append(env, o.Env...)
 	if launch.Sandboxed {

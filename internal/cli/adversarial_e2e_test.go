@@ -278,8 +278,32 @@ func TestAdversarialEndToEnd(t *testing.T) {
 	// must be denied, and none may have its effect: .git/config changed,
 	// a hook written, a protected file created, the secret reaching the
 	// model.
+	// An archive holding a symlink to the secrets, for extract-then-read.
+	if err := os.Symlink("secrets", filepath.Join(h.workspace, "l")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("tar", "-C", h.workspace, "-cf", filepath.Join(h.workspace, "evil.tar"), "l").CombinedOutput(); err != nil {
+		t.Fatalf("tar: %v\n%s", err, out)
+	}
+	os.Remove(filepath.Join(h.workspace, "l"))
+	class3 := append(slices.Clone(class3E2E), []struct {
+		call   hostileCall
+		effect string
+	}{
+		{runCmd("cat /proc/self/root" + filepath.Join(h.workspace, "secrets", "prod.key")), "secret"},
+		{runCmd("cat /proc/self/cwd/secrets/prod.key"), "secret"},
+		{runCmd("echo x >> /proc/self/root" + filepath.Join(h.workspace, ".git", "config")), "config"},
+		{runCmd("ln -s . me && cat me/secrets/prod.key"), "secret"},
+		{runCmd("ln -s / r && cat r" + filepath.Join(h.workspace, "secrets", "prod.key")), "secret"},
+		{runCmd("tar xf evil.tar && cat l/prod.key"), "secret"},
+		{runCmd("cat ~+/secrets/prod.key"), "secret"},
+		{runCmd("dd if=secrets/prod.key status=none"), "secret"},
+		{runCmd("CDPATH=.git cd hooks && echo x > pre-commit"), ".git/hooks/pre-commit"},
+		{runCmd("echo x >> .g*/config"), "config"},
+		{runCmd("dd if=README.md of=.git/config conv=notrunc oflag=append status=none"), "config"},
+	}...)
 	calls = calls[:0]
-	for _, c := range class3E2E {
+	for _, c := range class3 {
 		calls = append(calls, c.call)
 	}
 	configBefore, _ := os.ReadFile(filepath.Join(h.workspace, ".git", "config"))
@@ -291,7 +315,7 @@ func TestAdversarialEndToEnd(t *testing.T) {
 			"config": string(configAfter) != string(configBefore),
 			"secret": slices.ContainsFunc(bodies, func(b string) bool { return strings.Contains(b, h.secret) }),
 		}
-		for i, c := range class3E2E {
+		for i, c := range class3 {
 			happened := effects[c.effect]
 			if !happened && c.effect != "config" && c.effect != "secret" {
 				_, err := os.Lstat(filepath.Join(h.workspace, c.effect))
