@@ -199,7 +199,7 @@ type analyzer struct {
 	// linkedBy names the first command seen that may create links or
 	// files whose paths later commands use (see Command.afterLink).
 	linkedBy string
-	seen    map[Finding]bool
+	seen     map[Finding]bool
 }
 
 type funcFrame struct {
