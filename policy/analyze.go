@@ -376,35 +376,6 @@ func (a *analyzer) stmt(s *syntax.Stmt, fr frame) {
 	}
 }
 
-// markDownloaded records a file a downloader writes.
-func (a *analyzer) markDownloaded(p string) {
-	if a.guessing > 0 {
-		return
-	}
-	if a.dlFiles == nil {
-		a.dlFiles = map[string]bool{}
-	}
-	for _, abs := range a.absPaths(p) {
-		if len(a.dlFiles) < 64 {
-			a.dlFiles[abs] = true
-		}
-	}
-}
-
-// downloadedFile reports whether w names a file a downloader of this
-// command wrote.
-func (a *analyzer) downloadedFile(w word) bool {
-	if len(a.dlFiles) == 0 || !w.pathOK {
-		return false
-	}
-	for _, abs := range a.absPaths(w.path) {
-		if a.dlFiles[abs] {
-			return true
-		}
-	}
-	return false
-}
-
 func (a *analyzer) command(cmd syntax.Command, fr frame) {
 	switch c := cmd.(type) {
 	case nil:

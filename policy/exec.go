@@ -241,40 +241,6 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 	}
 }
 
-// downloadTargets records the files a downloader writes: curl -o F,
-// --output F, -O (the URL's base name); wget -O F, --output-document F.
-func (a *analyzer) downloadTargets(base string, ws []word) {
-	for i := 1; i < len(ws); i++ {
-		t := ws[i].text
-		var file string
-		switch {
-		case (t == "-o" || t == "--output" || t == "--output-document" || t == "-O" && base != "curl") && i+1 < len(ws):
-			file = ws[i+1].path
-			i++
-		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
-			_, file, _ = strings.Cut(ws[i].path, "=")
-		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 2 && (strings.HasSuffix(t, "o") || base != "curl" && strings.HasSuffix(t, "O")):
-			if i+1 < len(ws) {
-				file = ws[i+1].path
-				i++
-			}
-		case strings.HasPrefix(t, "-o") && len(t) > 2:
-			file = strings.TrimPrefix(ws[i].path, "-o")
-		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
-			for _, u := range ws[1:] {
-				if strings.Contains(u.text, "://") {
-					if name := path.Base(strings.SplitN(strings.SplitN(u.text, "?", 2)[0], "#", 2)[0]); name != "" && name != "/" {
-						a.markDownloaded(name)
-					}
-				}
-			}
-		}
-		if file != "" {
-			a.markDownloaded(file)
-		}
-	}
-}
-
 func (a *analyzer) addCwd(dirs []string) {
 	for _, d := range dirs {
 		if !slices.Contains(a.cwds, d) {

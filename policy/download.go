@@ -1,0 +1,74 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Download-and-execute across the statements of one command: the files a
+// downloader writes (curl -o, wget -O, a redirect of its output) are
+// remembered, and running one of them is a hard denial (see
+// checkInterpreter and execArgs).
+
+// downloadTargets records the files a downloader writes: curl -o F,
+// --output F, -O (the URL's base name); wget -O F, --output-document F.
+func (a *analyzer) downloadTargets(base string, ws []word) {
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		var file string
+		switch {
+		case (t == "-o" || t == "--output" || t == "--output-document" || t == "-O" && base != "curl") && i+1 < len(ws):
+			file = ws[i+1].path
+			i++
+		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
+			_, file, _ = strings.Cut(ws[i].path, "=")
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 2 && (strings.HasSuffix(t, "o") || base != "curl" && strings.HasSuffix(t, "O")):
+			if i+1 < len(ws) {
+				file = ws[i+1].path
+				i++
+			}
+		case strings.HasPrefix(t, "-o") && len(t) > 2:
+			file = strings.TrimPrefix(ws[i].path, "-o")
+		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
+			for _, u := range ws[1:] {
+				if strings.Contains(u.text, "://") {
+					if name := path.Base(strings.SplitN(strings.SplitN(u.text, "?", 2)[0], "#", 2)[0]); name != "" && name != "/" {
+						a.markDownloaded(name)
+					}
+				}
+			}
+		}
+		if file != "" {
+			a.markDownloaded(file)
+		}
+	}
+}
+
+// markDownloaded records a file a downloader writes.
+func (a *analyzer) markDownloaded(p string) {
+	if a.guessing > 0 {
+		return
+	}
+	if a.dlFiles == nil {
+		a.dlFiles = map[string]bool{}
+	}
+	for _, abs := range a.absPaths(p) {
+		if len(a.dlFiles) < 64 {
+			a.dlFiles[abs] = true
+		}
+	}
+}
+
+// downloadedFile reports whether w names a file a downloader of this
+// command wrote.
+func (a *analyzer) downloadedFile(w word) bool {
+	if len(a.dlFiles) == 0 || !w.pathOK {
+		return false
+	}
+	for _, abs := range a.absPaths(w.path) {
+		if a.dlFiles[abs] {
+			return true
+		}
+	}
+	return false
+}
