@@ -133,6 +133,50 @@ func TestSandboxAttackNetwork(t *testing.T) {
 	}
 }
 
+// TestSandboxAttackUnixSockets: with the network off, a host daemon's
+// Unix socket under /run is out of reach; with it on, it is reachable
+// (the documented trade).
+func TestSandboxAttackUnixSockets(t *testing.T) {
+	requireNamespaces(t)
+	dir, err := os.MkdirTemp("/run", "rein-sock-test-")
+	if err != nil {
+		t.Skipf("SKIP: cannot create a socket under /run (needs root): %v", err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "daemon.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("SKIP: python3 is needed to connect to a Unix socket: %v", err)
+	}
+	attack := `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("` + sock + `")'`
+	off, _ := openTemp(t, Options{Sandbox: sandbox.Required})
+	if res := run(t, off, attack); res.ExitCode == 0 {
+		t.Errorf("connected to a host Unix socket with the network off (output %q)", res.Output)
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the daemon saw %d connections with the network off", n)
+	}
+	on, _ := openTemp(t, Options{Sandbox: sandbox.Required, SandboxNetwork: true})
+	if res := run(t, on, attack); res.ExitCode != 0 {
+		t.Errorf("the socket is unreachable with the network on: %+v", res)
+	}
+}
+
 // TestSandboxAttackProcesses: rein's process (here the test binary, with a
 // secret in its environment and command line) is invisible, nothing
 // started inside outlives the call, and the command is in a session of

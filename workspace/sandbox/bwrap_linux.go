@@ -100,7 +100,13 @@ func bwrapArgs(p Policy, writable []string) (args, watch []string) {
 			args = append(args, "--ro-bind-try", m.path, m.path)
 		}
 	}
-	for _, m := range hiddenMounts(p.Hidden, writable) {
+	masks := hiddenMounts(p.Hidden, writable)
+	if !p.Network {
+		// Without the network, a Unix socket of a host daemon (a database,
+		// D-Bus, containerd) is the way out that remains: mask them.
+		masks = append(socketMasks(socketRoots, writable), masks...)
+	}
+	for _, m := range masks {
 		switch m.kind {
 		case "tmpfs":
 			args = append(args, "--tmpfs", m.path)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,6 +193,60 @@ func hiddenMounts(hidden, writable []string) []mount {
 		} else {
 			out = append(out, mount{"null", h})
 		}
+	}
+	return out
+}
+
+// socketRoots are where host daemons keep their Unix sockets. /tmp is
+// empty inside the sandbox anyway, and the user's runtime directory is
+// hidden.
+var socketRoots = []string{"/run", "/var/run"}
+
+// Bounds on the search for sockets, so start-up stays cheap on a busy
+// host.
+const (
+	maxSocketScan  = 8192 // directory entries looked at
+	maxSocketDepth = 5
+	maxSockets     = 512
+)
+
+// socketMasks finds the Unix sockets under roots (following no symlink
+// but the roots themselves) and masks each with /dev/null, so a command
+// cannot connect to a daemon outside the sandbox. Sockets inside writable
+// directories belong to the command's own work and are left.
+func socketMasks(roots, writable []string) []mount {
+	var out []mount
+	seen := map[string]bool{}
+	budget := maxSocketScan
+	for _, root := range roots {
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil || seen[real] {
+			continue
+		}
+		seen[real] = true
+		base := strings.Count(real, string(filepath.Separator))
+		filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+			budget--
+			if err != nil || budget < 0 || len(out) >= maxSockets {
+				if d != nil && d.IsDir() && p != real {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if slices.ContainsFunc(writable, func(w string) bool { return within(p, w) }) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() && strings.Count(p, string(filepath.Separator))-base >= maxSocketDepth {
+				return fs.SkipDir
+			}
+			if d.Type()&fs.ModeSocket != 0 {
+				out = append(out, mount{"null", p})
+			}
+			return nil
+		})
 	}
 	return out
 }
