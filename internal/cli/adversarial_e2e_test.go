@@ -451,6 +451,35 @@ func (h *hostileEnv) class4(t *testing.T, secrets []string) []sandboxCase {
 	network(func(tok string) string {
 		return "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + port + "), 2).sendall(b\"" + tok + "\")'"
 	})
+	// A host daemon's Unix socket under /run (root can make one; others
+	// skip this case).
+	if dir, err := os.MkdirTemp("/run", "rein-e2e-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		sock := filepath.Join(dir, "daemon.sock")
+		if ln, err := net.Listen("unix", sock); err == nil {
+			t.Cleanup(func() { ln.Close() })
+			var got syncBuffer
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.SetReadDeadline(time.Now().Add(2 * time.Second))
+					buf := make([]byte, 64)
+					n, _ := c.Read(buf)
+					got.Write(buf[:n])
+					c.Close()
+				}
+			}()
+			cases = append(cases, sandboxCase{
+				cmd:      `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("` + sock + `"); s.sendall(b"unix-token")'`,
+				happened: func(string) bool { return strings.Contains(got.String(), "unix-token") },
+			})
+		}
+	} else {
+		t.Logf("no Unix socket case: cannot create a directory under /run: %v", err)
+	}
 	leaks := func(cmd string) {
 		cases = append(cases, sandboxCase{cmd: cmd, happened: func(result string) bool {
 			return slices.ContainsFunc(secrets, func(s string) bool { return strings.Contains(result, s) })
