@@ -639,6 +639,26 @@ func TestAdversarialWorkspaceAtHome(t *testing.T) {
 	t.Logf("workspace at home: %d cases × 2 presets, judged by the files", len(calls))
 }
 
+// TestAdversarialConfigInWorkspace: a --config file inside the workspace
+// is rein's configuration too: the model may not rewrite it.
+func TestAdversarialConfigInWorkspace(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(e.workspace, "ci", "rein.toml")
+	writeFiles(t, e.workspace, map[string]string{"ci/rein.toml": "[model]\ncontext_window = 32768\n"})
+	calls := []hostileCall{
+		{tool: "write_file", args: `{"path":"ci/rein.toml","content":"[policy]\npreset = \"full\"\n"}`},
+		runCmd("echo '[sandbox]' >> ci/rein.toml"),
+	}
+	srv := modeltest.NewServer(t, hostileTurns(calls)...)
+	res := e.invoke("").runFor(t, time.Minute, "run", "--config", cfg, "--preset", "full", "--approve", "never", "-e", srv.URL, "attack")
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "[model]\ncontext_window = 32768\n" {
+		t.Errorf("the --config file was rewritten:\n%s", b)
+	}
+}
+
 // TestAdversarialGitOutsideWorkspace: a `.git` file or symlink in the
 // workspace that leads to a repository elsewhere must not let the git
 // tools read it (nor make them run the programs its config names).

@@ -84,7 +84,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// the workspace holds them), and commands may not change them at all.
 	real := canonicalDir(o.workspace)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
-		a.protectedInWorkspace(real, home, o.flags.stateDirFlag())...)
+		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
 		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected,
 	})

@@ -25,7 +25,7 @@ var homeControlFiles = []string{
 // workspace: rein's own configuration and state (a model that rewrote
 // ~/.config/rein/config.toml with the workspace at $HOME would choose its
 // own policy next time) and the home directory's control files.
-func (a *App) protectedInWorkspace(ws, home, stateDirFlag string) []policy.ProtectedPath {
+func (a *App) protectedInWorkspace(ws, home, stateDirFlag, configFile string) []policy.ProtectedPath {
 	var out []policy.ProtectedPath
 	add := func(p, why string) {
 		if p == "" {
@@ -39,6 +39,11 @@ func (a *App) protectedInWorkspace(ws, home, stateDirFlag string) []policy.Prote
 		add(filepath.Dir(cfg), "it is rein's own configuration")
 	}
 	add(stateDir(stateDirFlag, a.Getenv), "it is rein's state (sessions, approvals, trust)")
+	if configFile != "" {
+		if abs, err := filepath.Abs(configFile); err == nil {
+			add(abs, "it is the configuration rein was started with (--config)")
+		}
+	}
 	if home != "" {
 		for _, f := range homeControlFiles {
 			add(filepath.Join(home, f), "the shell and your tools run or obey it outside the sandbox")
