@@ -25,7 +25,7 @@ var codeRunners = map[string]string{
 	"vim": "runs editor commands", "vi": "runs editor commands", "nvim": "runs editor commands",
 	"emacs": "runs editor commands", "ed": "runs editor commands (! runs shell commands)",
 	"ex": "runs editor commands", "less": "runs shell commands (!) and input filters",
-	"more": "runs shell commands (!)", "tclsh": "runs Tcl code", "wish": "runs Tcl code",
+	"more": "runs shell commands (!)", "wish": "runs Tcl code",
 	"dotnet": "runs project code", "java": "runs a program", "jshell": "runs Java code",
 	"r": "runs R code", "rscript": "runs R code", "julia": "runs Julia code", "groovy": "runs Groovy code",
 	"scala": "runs Scala code", "erl": "runs Erlang code", "elixir": "runs Elixir code", "iex": "runs Elixir code",
