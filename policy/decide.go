@@ -264,7 +264,12 @@ func pathCandidates(t string) []string {
 			out = append(out, value)
 		}
 	case strings.HasPrefix(t, "-"):
-		for k := 2; k < len(t) && k <= 8; k++ {
+		// -fFILE, -xfFILE, -czfFILE; a short cluster of letters (-la,
+		// -rf) names no file.
+		if len(t) <= 4 && isLetters(t[1:]) {
+			break
+		}
+		for k := 2; k < len(t) && k <= 4; k++ {
 			out = append(out, t[k:])
 		}
 	default:
@@ -279,6 +284,15 @@ func pathCandidates(t string) []string {
 		}
 	}
 	return out
+}
+
+func isLetters(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // linkKind says whether a command makes links ("link": ln, cp -s/-l) or
