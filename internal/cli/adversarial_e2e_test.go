@@ -117,24 +117,30 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	}
 	t.Cleanup(func() { ln.Close() })
 	h.port = ln.Addr().(*net.TCPAddr).Port
-	h.received = &syncBuffer{}
+	h.received = recordConnections(ln)
+	h.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[[policy.paths]]\npattern = \"secrets/**\"\naction = \"deny\"\n")
+	return h
+}
+
+// recordConnections accepts connections until ln closes and keeps what
+// each sent first, a line each, so a case's token tells which attack got
+// through.
+func recordConnections(ln net.Listener) *syncBuffer {
+	got := &syncBuffer{}
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			// Keep what the connection sent, so each case's token tells
-			// which attack got through.
 			c.SetReadDeadline(time.Now().Add(2 * time.Second))
 			buf := make([]byte, 512)
 			n, _ := c.Read(buf)
-			h.received.Write(append(buf[:n], '\n'))
+			got.Write(append(buf[:n], '\n'))
 			c.Close()
 		}
 	}()
-	h.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[[policy.paths]]\npattern = \"secrets/**\"\naction = \"deny\"\n")
-	return h
+	return got
 }
 
 // allowedCalls returns which calls of stream-json output were allowed.
@@ -458,20 +464,7 @@ func (h *hostileEnv) class4(t *testing.T, secrets []string) []sandboxCase {
 		sock := filepath.Join(dir, "daemon.sock")
 		if ln, err := net.Listen("unix", sock); err == nil {
 			t.Cleanup(func() { ln.Close() })
-			var got syncBuffer
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					c.SetReadDeadline(time.Now().Add(2 * time.Second))
-					buf := make([]byte, 64)
-					n, _ := c.Read(buf)
-					got.Write(buf[:n])
-					c.Close()
-				}
-			}()
+			got := recordConnections(ln)
 			cases = append(cases, sandboxCase{
 				cmd:      `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("` + sock + `"); s.sendall(b"unix-token")'`,
 				happened: func(string) bool { return strings.Contains(got.String(), "unix-token") },
