@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +96,17 @@ type Config struct {
 	ContextWindow int
 	// Context chooses the history sent on each call; nil means Window{}.
 	Context ContextStrategy
+	// Steering, when set, is consulted at the points Claude Code's hooks
+	// run (see Steering).
+	Steering Steering
+	// Verifier, when set, is the verification gate run when the model
+	// ends a turn with an answer; MaxVerifyAttempts failed verifications
+	// end the run VerificationFailed (default 3).
+	Verifier          Verifier
+	MaxVerifyAttempts int
+	// Logger receives the loop's diagnostics and is handed to tools
+	// (tool.Logger); nil discards them.
+	Logger *slog.Logger
 	// Hooks observe every event, in order, after the Journal accepted it.
 	Hooks []Hook
 	// Journal, when set, durably records every event before anyone else

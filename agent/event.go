@@ -16,15 +16,24 @@ const (
 	EventTextDelta      EventType = "text.delta"
 	EventReasoningDelta EventType = "reasoning.delta"
 	EventMessage        EventType = "message" // a complete message appended to history
-	EventToolCall       EventType = "tool.call"
-	EventToolDecision   EventType = "tool.decision"
-	EventToolResult     EventType = "tool.result"
-	EventUsage          EventType = "usage"
-	EventCompaction     EventType = "compaction"
+	// EventToolCallStarted reports a tool call the model began to stream:
+	// its id and name are known, its arguments not yet complete.
+	EventToolCallStarted EventType = "tool.call.started"
+	EventToolCall        EventType = "tool.call"
+	EventToolDecision    EventType = "tool.decision"
+	EventToolResult      EventType = "tool.result"
+	EventUsage           EventType = "usage"
+	EventCompaction      EventType = "compaction"
 	// EventFileChange records a file a tool call changed. The loop does
 	// not emit it: the harness that owns the workspace journals it beside
 	// the call's result, for the audit trail.
-	EventFileChange       EventType = "file.change"
+	EventFileChange EventType = "file.change"
+	// EventPlanUpdated carries the model's plan after todo_write changed it.
+	EventPlanUpdated EventType = "plan.updated"
+	// EventVerifyStarted and EventVerifyResult report one check of the
+	// verification gate.
+	EventVerifyStarted    EventType = "verify.started"
+	EventVerifyResult     EventType = "verify.result"
 	EventSessionCompleted EventType = "session.completed"
 	EventError            EventType = "error"
 )
@@ -51,6 +60,8 @@ type Event struct {
 	Usage          *model.Usage      `json:"usage,omitempty"`
 	Compaction     *CompactionInfo   `json:"compaction,omitempty"`
 	FileChange     *FileChange       `json:"file_change,omitempty"`
+	Plan           []PlanItem        `json:"plan,omitempty"`
+	Verify         *VerifyInfo       `json:"verify,omitempty"`
 	Outcome        *Outcome          `json:"outcome,omitempty"`
 	Err            string            `json:"error,omitempty"`
 }
