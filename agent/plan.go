@@ -166,6 +166,9 @@ func (r *run) flushPlan() error {
 	var first error
 	for _, u := range pending {
 		r.c.plan = u.items
+		if len(u.items) == 0 {
+			r.c.plan = nil
+		}
 		err := u.err
 		if err == nil {
 			err = r.deliverEvent(u.ev, nil, false)

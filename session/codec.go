@@ -67,7 +67,7 @@ func decodeEvent(id string, payload []byte) (agent.Event, error) {
 }
 
 // stateEvent is the part of an event Load needs: the conversation, the
-// state of its tool calls and its summaries. Decoding only these fields skips the rest
+// state of its tool calls, its summaries and its plan. Decoding only these fields skips the rest
 // (times, usage, outcomes) of thousands of events.
 type stateEvent struct {
 	Type       agent.EventType       `json:"type"`
@@ -76,6 +76,7 @@ type stateEvent struct {
 	Decision   *agent.Decision       `json:"decision"`
 	ToolResult *model.ToolResult     `json:"tool_result"`
 	Compaction *agent.CompactionInfo `json:"compaction"`
+	Plan       []agent.PlanItem      `json:"plan"`
 }
 
 // decodeState decodes the fields of a stored payload that Load uses.
@@ -84,7 +85,7 @@ func decodeState(payload []byte) (agent.Event, error) {
 	if err := jsonv2.Unmarshal(payload, &se); err != nil {
 		return agent.Event{}, err
 	}
-	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction}, nil
+	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction, Plan: se.Plan}, nil
 }
 
 // nullable maps "" to SQL NULL.

@@ -28,7 +28,7 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events
-		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result', 'compaction')
+		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result', 'compaction', 'plan.updated')
 		ORDER BY seq`, full)
 	if err != nil {
 		return nil, describe(s.path, "loading session "+full, err)
@@ -155,6 +155,9 @@ func (b *rebuilder) add(ev agent.Event) {
 		if ev.Compaction != nil && ev.Compaction.Summary != "" {
 			s.Summaries = append(s.Summaries, *ev.Compaction)
 		}
+	case agent.EventPlanUpdated:
+		// The last plan wins; an empty one (no "plan" field) clears it.
+		s.Plan = ev.Plan
 	case agent.EventToolResult:
 		if ev.ToolResult != nil {
 			if _, dup := b.results[ev.ToolResult.CallID]; !dup {

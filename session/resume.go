@@ -24,7 +24,7 @@ const (
 // Resumed is a session ready to continue.
 type Resumed struct {
 	// Conversation holds the session's messages, including the results
-	// Resume added; its id is the session id.
+	// Resume added, and the model's plan; its id is the session id.
 	Conversation *agent.Conversation
 	// Journal appends to the session; pass it as agent.Config.Journal
 	// and close it when done.
@@ -83,6 +83,7 @@ func Resume(ctx context.Context, store Store, id string, now func() time.Time) (
 		msgs = append(msgs[:len(msgs):len(msgs)], msg)
 	}
 	r.Conversation = agent.NewConversation(snap.Info.ID, msgs...)
+	r.Conversation.SetPlan(snap.Plan)
 	return r, nil
 }
 

@@ -149,6 +149,9 @@ type Snapshot struct {
 	// summary: a Summarize strategy restores them so a resumed session
 	// sends what it sent before, without summarizing again.
 	Summaries []agent.CompactionInfo
+	// Plan is the model's plan as the last plan.updated event left it
+	// (nil for none); Resume gives it back to the conversation.
+	Plan []agent.PlanItem
 	// LastSeq is the sequence number of the last stored event.
 	LastSeq int64
 }
