@@ -12,7 +12,38 @@
 //   - the system prompt and instructions travel outside the history on
 //     every call, so no context strategy can drop them;
 //   - only framework failures (the model after its retries, the journal,
-//     the context strategy) end a run with an error.
+//     the context strategy, a second empty answer) end a run with an error.
+//
+// # Verification, steering and the plan
+//
+// A turn that ends with an answer and no tool calls goes through the
+// verification gate when Config.Verifier is set: the checks it returns run
+// one after another (verify.started, verify.result), a failure goes back to
+// the model as a user message, and MaxVerifyAttempts failed verifications
+// end the run VerificationFailed. Then Config.Steering's Stop point may send
+// the model back to work. An empty answer is nudged once; a second one in a
+// row ends the run Failed with ErrEmptyAnswer.
+//
+// Steering is consulted at the points Claude Code's hooks run: SessionStart
+// and UserPromptSubmit as the run begins (their context is added to the
+// prompt, labelled), PreToolUse for every call that reaches the policy,
+// PostToolUse after each call that ran, Stop before the run ends Complete
+// (SubagentStop for an Agent with Config.Subagent set, the Agent of a
+// sub-agent), PreCompact before a model call whose history exceeds the
+// budget, and SessionEnd as the run ends. The loop, not the Steering,
+// enforces what a verdict may do (see Steering): tightening always applies,
+// an Allow lifts an Ask only when Trusted, nothing lifts a hard or policy
+// denial, and replaced arguments are decided by the policy afresh. The
+// assistant message keeps the arguments the model sent; the tool.decision
+// event carries the call as decided and the result begins with a note
+// naming the arguments that ran, so the record shows what happened.
+//
+// The plan tool (PlanTool, todo_write) keeps the model's plan in the
+// Conversation and reports each change as plan.updated; the plan is sent
+// with every request as a section of the system prompt, outside the
+// history, so no context strategy drops it.
+//
+// RunWith overrides the system prompt and the request template for one run.
 package agent
 
 import (

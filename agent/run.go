@@ -22,7 +22,9 @@ var (
 // continue a conversation, e.g. after a resume) and runs the loop, yielding
 // its events. The last event is always session.completed carrying the
 // Outcome; when the run ended Failed or Cancelled it is yielded together
-// with the typed error (after an error event), so a range loop sees it.
+// with the typed error (after an error event), so a range loop sees it. A
+// run that ended VerificationFailed yields no error: the Outcome's Err
+// holds the last failed check's output.
 //
 // Breaking out of the loop stops the run: the model stream and running
 // tools are cancelled, every pending call gets an "interrupted" result so c

@@ -13,7 +13,10 @@ import (
 // match on.
 type SteerEvent string
 
-// Steering points.
+// Steering points. Notification is not sent by the loop: it is for
+// harnesses that notify the user (an approval prompt waiting). The run of
+// an Agent with Config.Subagent set sends SubagentStop where other runs
+// send Stop.
 const (
 	SteerSessionStart     SteerEvent = "SessionStart"
 	SteerUserPromptSubmit SteerEvent = "UserPromptSubmit"

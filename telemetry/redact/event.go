@@ -7,7 +7,8 @@ import (
 
 // Event returns ev with secrets removed from every free-text field: text
 // deltas, messages, tool-call arguments, results, decision reasons,
-// outcome texts and errors. ev itself is never modified (events share
+// verification checks and their output, plan items, outcome texts and
+// errors. ev itself is never modified (events share
 // memory with the conversation); parts that changed are copied, parts
 // that did not are shared with ev.
 func Event(ev agent.Event) agent.Event { return (*Memo)(nil).Event(ev) }
@@ -79,6 +80,16 @@ func (c *Memo) Event(ev agent.Event) agent.Event {
 			ev.Decision = &d
 		}
 	}
+	if ev.Verify != nil {
+		v := *ev.Verify
+		v.Check, v.Output, v.Err = c.String(v.Check), c.String(v.Output), c.String(v.Err)
+		if v.Check != ev.Verify.Check || v.Output != ev.Verify.Output || v.Err != ev.Verify.Err {
+			ev.Verify = &v
+		}
+	}
+	if ev.Plan != nil {
+		ev.Plan = c.plan(ev.Plan)
+	}
 	if ev.Outcome != nil {
 		o := *ev.Outcome
 		o.Text, o.Err, o.Reason = c.String(o.Text), c.String(o.Err), c.String(o.Reason)
@@ -87,6 +98,25 @@ func (c *Memo) Event(ev agent.Event) agent.Event {
 		}
 	}
 	return ev
+}
+
+// plan redacts a plan's texts, copying it only when one changed.
+func (c *Memo) plan(items []agent.PlanItem) []agent.PlanItem {
+	var out []agent.PlanItem
+	for i, it := range items {
+		content, active := c.String(it.Content), c.String(it.ActiveForm)
+		if content == it.Content && active == it.ActiveForm {
+			continue
+		}
+		if out == nil {
+			out = append([]agent.PlanItem(nil), items...)
+		}
+		out[i].Content, out[i].ActiveForm = content, active
+	}
+	if out == nil {
+		return items
+	}
+	return out
 }
 
 // Message returns m with secrets removed from its parts; m is not

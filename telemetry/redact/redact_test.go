@@ -58,6 +58,8 @@ func TestEventRedactsEveryTextAndNeverMutatesItsInput(t *testing.T) {
 		ToolResult: &model.ToolResult{CallID: "c", Content: s},
 		Decision:   &agent.Decision{CallID: "c", Reason: s},
 		Outcome:    &agent.Outcome{Text: s, Err: s, Reason: s},
+		Verify:     &agent.VerifyInfo{Check: s, Output: s, Err: s},
+		Plan:       []agent.PlanItem{{Content: "plain"}, {Content: s, ActiveForm: s}},
 	}
 	got := redact.Event(ev)
 	enc, _ := json.Marshal(got)
@@ -70,7 +72,8 @@ func TestEventRedactsEveryTextAndNeverMutatesItsInput(t *testing.T) {
 	if diff := cmp.Diff(origParts, msg.Parts); diff != "" || orig.Parts[0].Text != s {
 		t.Errorf("the input message was modified (-before +after):\n%s", diff)
 	}
-	if ev.ToolResult.Content != s || ev.Decision.Reason != s || ev.Outcome.Text != s || string(ev.ToolCall.Args) != string(args) {
+	if ev.ToolResult.Content != s || ev.Decision.Reason != s || ev.Outcome.Text != s || string(ev.ToolCall.Args) != string(args) ||
+		ev.Verify.Output != s || ev.Plan[1].Content != s {
 		t.Error("the input event's parts were modified")
 	}
 	// Nothing to redact: the same pointers come back.
