@@ -91,8 +91,8 @@ func (r *run) verify() (OutcomeKind, error, gateResult) {
 		return "", nil, gatePass
 	}
 	r.failures++
-	max := r.maxVerifyAttempts()
-	if r.failures >= max {
+	limit := r.maxVerifyAttempts()
+	if r.failures >= limit {
 		last := failed[len(failed)-1]
 		r.out.Reason = fmt.Sprintf("verification failed %s; the last failure: %s %s",
 			plural(r.failures, "time"), clip(last.name, 200), checkStatus(last.res))
@@ -101,7 +101,7 @@ func (r *run) verify() (OutcomeKind, error, gateResult) {
 			headTail(last.res.Output, gateOutcomeHalf))
 		return VerificationFailed, nil, gateEnd
 	}
-	r.c.Append(model.UserText(failureMessage(failed, r.failures, max)))
+	r.c.Append(model.UserText(failureMessage(failed, r.failures, limit)))
 	if err := r.emitMessage(); err != nil {
 		return Failed, err, gateEnd
 	}
@@ -170,9 +170,9 @@ func checkStatus(res CheckResult) string {
 
 // failureMessage is the user message that hands failed checks back to the
 // model.
-func failureMessage(failed []failedCheck, failures, max int) string {
+func failureMessage(failed []failedCheck, failures, limit int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Verification failed (attempt %d of %d): your answer was not accepted because ", failures, max)
+	fmt.Fprintf(&b, "Verification failed (attempt %d of %d): your answer was not accepted because ", failures, limit)
 	if len(failed) == 1 {
 		b.WriteString("a check failed.")
 	} else {
