@@ -158,14 +158,17 @@ func (r *Runner) Steer(ctx context.Context, p agent.SteerPoint) agent.SteerVerdi
 	return r.merge(p, outcomes)
 }
 
-// report logs what one hook said to the user and what went wrong with it.
+// report logs what one hook said to the user and what went wrong with
+// it. Messages name the event and the command, so a handler that shows
+// only the message still says which hook it was.
 func (r *Runner) report(p agent.SteerPoint, o outcome) {
 	attrs := []any{"event", p.Event, "command", clip(o.hook.cmd.Command), "layer", o.hook.layer, "source", o.hook.source}
+	who := fmt.Sprintf("%s hook %q", p.Event, clip(o.hook.cmd.Command))
 	for _, w := range o.warnings {
-		r.log.Warn("hook "+w, attrs...)
+		r.log.Warn(who+" "+w, attrs...)
 	}
 	for _, m := range o.messages {
-		r.log.Info("hook message: "+clip(oneLine(m)), attrs...)
+		r.log.Warn(who+" says: "+clip(oneLine(m)), attrs...)
 	}
 }
 
