@@ -68,10 +68,14 @@ func (a *App) hookTrustStore(stateDirFlag string) *hookTrustStore {
 // name, with $CLAUDE_PROJECT_DIR and $REIN_PROJECT_DIR expanded as they
 // will be when the hooks run.
 func hookPins(c hooks.Config, ws string) []mcp.Pin {
-	expand := strings.NewReplacer(
-		"${CLAUDE_PROJECT_DIR}", ws, "$CLAUDE_PROJECT_DIR", ws,
-		"${REIN_PROJECT_DIR}", ws, "$REIN_PROJECT_DIR", ws,
-	)
+	// Quoted forms first: "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is how
+	// Claude Code's documentation writes them, and the quotes would cut
+	// the path in two.
+	var pairs []string
+	for _, v := range []string{"CLAUDE_PROJECT_DIR", "REIN_PROJECT_DIR"} {
+		pairs = append(pairs, `"${`+v+`}"`, ws, `"$`+v+`"`, ws, "${"+v+"}", ws, "$"+v, ws)
+	}
+	expand := strings.NewReplacer(pairs...)
 	seen := map[string]bool{}
 	var pins []mcp.Pin
 	for _, g := range c.Groups {
