@@ -82,6 +82,9 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ac.Journal = sr
 		ac.Hooks = []agent.Hook{sr}
 	}
+	if err := a.wireHooks(cfg, h, sr, &ac); err != nil {
+		return nil, nil, err
+	}
 	ag, err := agent.New(ac)
 	if err != nil {
 		return nil, nil, err

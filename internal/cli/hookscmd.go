@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/reinharness/rein/hooks"
+)
+
+// NewHooksCommand returns `rein hooks` with its subcommands list and
+// trust.
+func NewHooksCommand(a *App) *cobra.Command {
+	a.defaults()
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "List the configured hooks, or trust the workspace's",
+		Long: `Hooks are shell commands rein runs at fixed points of a run, compatible with
+Claude Code's: [[hooks.EVENT]] tables in config.toml and the "hooks" object of
+the workspace's .claude/settings.json and .claude/settings.local.json.
+
+  rein hooks list     each hook: event, matcher, layer, trusted?, command
+  rein hooks trust    allow the hooks the workspace defines to run
+
+Hooks in your own configuration always run. Hooks the workspace defines
+(.rein/config.toml, .claude/settings*.json) come with the repository and run
+nothing until you trusted them as they are; any change to them, or to the
+workspace scripts they run, asks again.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.hooksListCommand(), a.hooksTrustCommand())
+	return cmd
+}
+
+// loadHookSet loads the configuration the flags name and its hooks.
+func (a *App) loadHookSet(f *mcpFlags) (hookSet, string, error) {
+	cfg, ws, err := a.load(&f.common)
+	if err != nil {
+		return hookSet{}, "", err
+	}
+	ws = canonicalDir(ws)
+	set, err := loadHooks(cfg, ws)
+	if err != nil {
+		return hookSet{}, "", err
+	}
+	a.warnHookConfig(set.warnings)
+	return set, ws, nil
+}
+
+func (a *App) hooksListCommand() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Show each configured hook and whether it runs",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.format != formatText {
+				return usagef("rein hooks list prints text only")
+			}
+			set, ws, err := a.loadHookSet(&f)
+			if err != nil {
+				return a.fail(err, nil)
+			}
+			all := set.all()
+			if len(all.Groups) == 0 {
+				fmt.Fprintln(a.Stdout, "no hooks are configured")
+				return nil
+			}
+			st := a.hookTrustStore(f.stateDir).Status(set.project, ws)
+			fmt.Fprintln(a.Stdout, "EVENT\tMATCHER\tLAYER\tRUNS\tTIMEOUT\tCOMMAND\tSOURCE")
+			for _, g := range all.Groups {
+				runs := "yes"
+				if g.Layer == hooks.LayerProject && !st.Trusted {
+					runs = "no: " + untrustedWhy(st)
+				}
+				matcher := g.Matcher
+				if matcher == "" {
+					matcher = "*"
+				}
+				for _, h := range g.Hooks {
+					fmt.Fprintf(a.Stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, runs,
+						h.Timeout, termText(h.Command, 200), termText(g.Source, 200))
+				}
+			}
+			return nil
+		},
+	}
+	registerHooksFlags(&f, cmd)
+	return cmd
+}
+
+// untrustedWhy says in a few words why project hooks do not run.
+func untrustedWhy(st hookTrust) string {
+	switch {
+	case st.Err != nil:
+		return "not trusted (" + oneLine(st.Err.Error()) + ")"
+	case len(st.Changed) > 0:
+		return "changed since trusted: " + pathList(st.Changed)
+	case st.Known:
+		return "changed since trusted (rein hooks trust)"
+	}
+	return "not trusted (rein hooks trust)"
+}
+
+func (a *App) hooksTrustCommand() *cobra.Command {
+	var f mcpFlags
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Allow the hooks the workspace defines to run",
+		Long: `Show every hook the workspace defines (.rein/config.toml [hooks],
+.claude/settings.json, .claude/settings.local.json) and record them as
+trusted, with the contents of the workspace files their commands run. When
+any of it changes, the workspace's hooks run nothing until you trust them
+again.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.format != formatText {
+				return usagef("rein hooks trust prints text only")
+			}
+			set, ws, err := a.loadHookSet(&f)
+			if err != nil {
+				return a.fail(err, nil)
+			}
+			if len(set.project.Groups) == 0 {
+				fmt.Fprintln(a.Stdout, "this workspace defines no hooks; hooks in your own config need no trust")
+				return nil
+			}
+			store := a.hookTrustStore(f.stateDir)
+			before := store.Status(set.project, ws)
+			st, err := store.Trust(set.project, ws)
+			if err != nil {
+				return a.fail(err, nil)
+			}
+			fmt.Fprintf(a.Stdout, "trusted %d hooks of %s:\n", set.project.Len(), termText(ws, 200))
+			for _, g := range set.project.Groups {
+				for _, h := range g.Hooks {
+					fmt.Fprintf(a.Stdout, "  %s %s: runs %s (%s)\n", g.Event, termText(orStar(g.Matcher), 80), termText(h.Command, 200), termText(g.Source, 200))
+				}
+			}
+			if len(before.Changed) > 0 {
+				fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", pathList(before.Changed))
+			}
+			for _, p := range st.Pins {
+				if p.Kind == "file" {
+					fmt.Fprintf(a.Stdout, "  pinned %s (sha256 %s)\n", termText(p.Path, 200), p.SHA256[:16])
+				}
+			}
+			return nil
+		},
+	}
+	registerHooksFlags(&f, cmd)
+	return cmd
+}
+
+func orStar(m string) string {
+	if strings.TrimSpace(m) == "" {
+		return "*"
+	}
+	return m
+}
+
+// warnHookConfig prints the warnings of loading hooks, escaped: they quote
+// repository files.
+func (a *App) warnHookConfig(warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termText(w, 400))
+	}
+}
+
+// registerHooksFlags registers the flags of the hooks subcommands: where
+// the configuration and the trust store are.
+func registerHooksFlags(f *mcpFlags, cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .rein/config.toml and .claude/settings*.json are read (default: the current directory)")
+	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	fs.StringVar(&f.format, "output-format", formatText, "output format: text")
+	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace hooks are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
+	f.common.fs = pflag.NewFlagSet("hooks", pflag.ContinueOnError)
+}

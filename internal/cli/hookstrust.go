@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/mcp"
+)
+
+// hooksTrustFile is the store of trusted project hooks in the state
+// directory.
+const hooksTrustFile = "trusted-hooks.json"
+
+// hookTrustStore remembers, per workspace, the project hooks the user
+// allowed to run: the fingerprint of their definitions (hooks.Fingerprint)
+// and the contents of the workspace files their commands run (a script
+// under .claude/hooks/, pinned as MCP servers' files are). A repository
+// controls .claude/settings.json and .rein/config.toml, and a hook runs a
+// shell command on every tool call: nothing of it runs until the user
+// trusted exactly what it runs. The store lives in the user's state
+// directory, outside any workspace, so a repository cannot trust itself.
+//
+// Safe for concurrent use within a process; writers in several processes
+// may lose an entry, never corrupt the file (writes are atomic renames).
+type hookTrustStore struct {
+	path string
+	mu   sync.Mutex
+}
+
+// hookTrustFile is the store's format.
+type hookTrustFile struct {
+	Workspaces map[string]hookTrustRecord `json:"workspaces"`
+}
+
+type hookTrustRecord struct {
+	Fingerprint string    `json:"fingerprint"`
+	Pins        []mcp.Pin `json:"pins"`
+}
+
+// hookTrust is what the store says about a workspace's project hooks.
+type hookTrust struct {
+	// Trusted: they may run.
+	Trusted bool
+	// Known: the user trusted this workspace's hooks before, in another
+	// form (the definitions or the files they run changed since).
+	Known bool
+	// Changed lists the pinned files that changed, vanished or appeared.
+	Changed []string
+	// Pins are the current states of the files the hooks run.
+	Pins []mcp.Pin
+	// Err is why the store could not be read (nothing is trusted then).
+	Err error
+}
+
+func (a *App) hookTrustStore(stateDirFlag string) *hookTrustStore {
+	return &hookTrustStore{path: filepath.Join(stateDir(stateDirFlag, a.Getenv), hooksTrustFile)}
+}
+
+// hookPins returns the states of the workspace files the commands of c
+// name, with $CLAUDE_PROJECT_DIR and $REIN_PROJECT_DIR expanded as they
+// will be when the hooks run.
+func hookPins(c hooks.Config, ws string) []mcp.Pin {
+	// Quoted forms first: "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is how
+	// Claude Code's documentation writes them, and the quotes would cut
+	// the path in two.
+	var pairs []string
+	for _, v := range []string{"CLAUDE_PROJECT_DIR", "REIN_PROJECT_DIR"} {
+		pairs = append(pairs, `"${`+v+`}"`, ws, `"$`+v+`"`, ws, "${"+v+"}", ws, "$"+v, ws)
+	}
+	expand := strings.NewReplacer(pairs...)
+	seen := map[string]bool{}
+	var pins []mcp.Pin
+	for _, g := range c.Groups {
+		for _, h := range g.Hooks {
+			ps, _ := mcp.PinFiles(mcp.ServerConfig{Command: "bash", Args: []string{"-c", expand.Replace(h.Command)}}, ws)
+			for _, p := range ps {
+				if !seen[p.Path] {
+					seen[p.Path] = true
+					pins = append(pins, p)
+				}
+			}
+		}
+	}
+	slices.SortFunc(pins, func(a, b mcp.Pin) int { return strings.Compare(a.Path, b.Path) })
+	return pins
+}
+
+// Status reports whether the project hooks c of workspace ws may run.
+// No project hooks need no trust.
+func (t *hookTrustStore) Status(c hooks.Config, ws string) hookTrust {
+	st := hookTrust{Pins: hookPins(c, ws)}
+	if len(c.Groups) == 0 {
+		st.Trusted = true
+		return st
+	}
+	t.mu.Lock()
+	f, err := t.load()
+	t.mu.Unlock()
+	if err != nil {
+		st.Err = err
+		return st
+	}
+	rec, ok := f.Workspaces[ws]
+	if !ok {
+		return st
+	}
+	st.Known = true
+	if rec.Fingerprint != hooks.Fingerprint(c) {
+		return st
+	}
+	st.Changed = changedPins(rec.Pins, st.Pins)
+	st.Trusted = len(st.Changed) == 0
+	return st
+}
+
+// Trust records the project hooks c of ws, as they are now, as trusted.
+func (t *hookTrustStore) Trust(c hooks.Config, ws string) (hookTrust, error) {
+	pins := hookPins(c, ws)
+	if pins == nil {
+		pins = []mcp.Pin{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := t.load()
+	if err != nil {
+		return hookTrust{Err: err}, err
+	}
+	f.Workspaces[ws] = hookTrustRecord{Fingerprint: hooks.Fingerprint(c), Pins: pins}
+	if err := t.save(f); err != nil {
+		return hookTrust{Err: err}, err
+	}
+	return hookTrust{Trusted: true, Known: true, Pins: pins}, nil
+}
+
+// changedPins lists the paths whose state differs between was and now.
+func changedPins(was, now []mcp.Pin) []string {
+	before := map[string]mcp.Pin{}
+	for _, p := range was {
+		before[p.Path] = p
+	}
+	var out []string
+	for _, p := range now {
+		if b, ok := before[p.Path]; !ok || b != p {
+			out = append(out, p.Path)
+		}
+		delete(before, p.Path)
+	}
+	for path := range before {
+		out = append(out, path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (t *hookTrustStore) load() (hookTrustFile, error) {
+	f := hookTrustFile{Workspaces: map[string]hookTrustRecord{}}
+	data, err := os.ReadFile(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return hookTrustFile{}, fmt.Errorf("reading %s: %w", t.path, err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return hookTrustFile{}, fmt.Errorf("%s is not a hook trust store (%v); move it aside and trust the hooks again", t.path, err)
+	}
+	if f.Workspaces == nil {
+		f.Workspaces = map[string]hookTrustRecord{}
+	}
+	return f, nil
+}
+
+func (t *hookTrustStore) save(f hookTrustFile) error {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(t.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("recording trusted hooks: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".trusted-hooks-*")
+	if err != nil {
+		return fmt.Errorf("recording trusted hooks: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("recording trusted hooks: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("recording trusted hooks: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), t.path); err != nil {
+		return fmt.Errorf("recording trusted hooks: %w", err)
+	}
+	return nil
+}
