@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
@@ -77,6 +78,9 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		MaxResultBytes: cfg.Agent.MaxResultBytes,
 		ContextWindow:  cfg.Model.ContextWindow,
 		Context:        strategy,
+		// The loop's warnings (a hook's unusable updatedInput, a
+		// recovered panic) are rein's own warning lines on stderr.
+		Logger: slog.New(&warningHandler{w: a.Stderr}),
 	}
 	if sr != nil {
 		ac.Journal = sr
