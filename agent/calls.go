@@ -97,24 +97,49 @@ func canonicalArgs(args []byte) (string, string) {
 }
 
 // repeatGuard spots the same tool called with the same arguments and
-// getting the same result again and again: a model stuck in a loop.
+// getting the same result again and again: a model stuck in a loop. Results
+// are compared with their volatile parts (durations, timestamps) masked, so
+// a command that fails the same way in 8ms and then in 20ms still counts.
 type repeatGuard struct {
 	name, canon, content string
-	isError              bool
-	count                int
+	// masked is content with maskVolatile applied, computed only when a
+	// later result needs the comparison.
+	masked    string
+	hasMasked bool
+	isError   bool
+	count     int
 }
 
 // observe records one finished call in call order and reports whether it
 // made limit identical calls in a row.
 func (g *repeatGuard) observe(st *callState, limit int) bool {
 	if g.count > 0 && st.call.Name == g.name && st.canon == g.canon &&
-		st.result.IsError == g.isError && st.result.Content == g.content {
+		st.result.IsError == g.isError && g.sameResult(st.result.Content) {
 		g.count++
 	} else {
 		*g = repeatGuard{name: st.call.Name, canon: st.canon, content: st.result.Content,
 			isError: st.result.IsError, count: 1}
 	}
 	return g.count >= limit
+}
+
+// sameResult compares content with the previous result: equal bytes, or
+// equal once volatile parts are masked. The masked form of the latest
+// result is kept for the next comparison.
+func (g *repeatGuard) sameResult(content string) bool {
+	if content == g.content {
+		return true
+	}
+	if !g.hasMasked {
+		g.masked, g.hasMasked = maskVolatile(g.content), true
+	}
+	m := maskVolatile(content)
+	if m != g.masked {
+		return false
+	}
+	g.content = content
+	g.masked = m
+	return true
 }
 
 // errorResult is an is_error result for st.
