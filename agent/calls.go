@@ -91,9 +91,26 @@ func canonicalArgs(args []byte) (string, string) {
 		return "", "the arguments are not valid JSON (" + err.Error() + "); call the tool again with a JSON object"
 	}
 	if len(v) == 0 || v[0] != '{' {
-		return "", "the arguments must be a JSON object, not " + v.Kind().String() + "; call the tool again with a JSON object"
+		return "", "the arguments must be a JSON object, not " + kindName(v) + "; call the tool again with a JSON object"
 	}
 	return string(v), ""
+}
+
+// kindName names the kind of a valid JSON value for the model.
+func kindName(v jsontext.Value) string {
+	switch v.Kind() {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a JSON " + v.Kind().String()
 }
 
 // repeatGuard spots the same tool called with the same arguments and
@@ -139,6 +156,23 @@ func (g *repeatGuard) sameResult(content string) bool {
 	}
 	g.content = content
 	g.masked = m
+	return true
+}
+
+// onToolCallStart reports a tool call the model began to stream. The call
+// is copied without arguments: the event must not share the provider's
+// memory, and the arguments are not known yet. The id is the provider's;
+// sanitizeAssistant may still replace a duplicate or missing one, so
+// consumers match on the tool.call event for anything that counts.
+func (r *run) onToolCallStart(c *model.ToolCall) bool {
+	if c == nil || c.Name == "" {
+		return true
+	}
+	started := model.ToolCall{ID: c.ID, Name: clip(c.Name, tool.MaxNameLen)}
+	if err := r.emit(Event{Type: EventToolCallStarted, ToolCall: &started}); err != nil {
+		r.streamErr = err
+		return false
+	}
 	return true
 }
 
