@@ -9,6 +9,10 @@
 //     results, and every call ID gets exactly one result, in call order;
 //   - unknown tools, invalid arguments, policy denials, timeouts, tool
 //     errors and panics become is_error results and the run goes on;
+//   - calls of one turn whose declared effects conflict (a write and any
+//     other access to an overlapping path; commands and external tools
+//     without a readOnly hint against anything but pure calls) run in call
+//     order, the others concurrently (see schedule.go for the rules);
 //   - the system prompt and instructions travel outside the history on
 //     every call, so no context strategy can drop them;
 //   - only framework failures (the model after its retries, the journal,

@@ -92,30 +92,89 @@ func canonicalArgs(args []byte) (string, string) {
 		return "", "the arguments are not valid JSON (" + err.Error() + "); call the tool again with a JSON object"
 	}
 	if len(v) == 0 || v[0] != '{' {
-		return "", "the arguments must be a JSON object, not " + v.Kind().String() + "; call the tool again with a JSON object"
+		return "", "the arguments must be a JSON object, not " + kindName(v) + "; call the tool again with a JSON object"
 	}
 	return string(v), ""
 }
 
+// kindName names the kind of a valid JSON value for the model.
+func kindName(v jsontext.Value) string {
+	switch v.Kind() {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a JSON " + v.Kind().String()
+}
+
 // repeatGuard spots the same tool called with the same arguments and
-// getting the same result again and again: a model stuck in a loop.
+// getting the same result again and again: a model stuck in a loop. Results
+// are compared with their volatile parts (durations, timestamps) masked, so
+// a command that fails the same way in 8ms and then in 20ms still counts.
 type repeatGuard struct {
 	name, canon, content string
-	isError              bool
-	count                int
+	// masked is content with maskVolatile applied, computed only when a
+	// later result needs the comparison.
+	masked    string
+	hasMasked bool
+	isError   bool
+	count     int
 }
 
 // observe records one finished call in call order and reports whether it
 // made limit identical calls in a row.
 func (g *repeatGuard) observe(st *callState, limit int) bool {
 	if g.count > 0 && st.call.Name == g.name && st.canon == g.canon &&
-		st.result.IsError == g.isError && st.result.Content == g.content {
+		st.result.IsError == g.isError && g.sameResult(st.result.Content) {
 		g.count++
 	} else {
 		*g = repeatGuard{name: st.call.Name, canon: st.canon, content: st.result.Content,
 			isError: st.result.IsError, count: 1}
 	}
 	return g.count >= limit
+}
+
+// sameResult compares content with the previous result: equal bytes, or
+// equal once volatile parts are masked. The masked form of the latest
+// result is kept for the next comparison.
+func (g *repeatGuard) sameResult(content string) bool {
+	if content == g.content {
+		return true
+	}
+	if !g.hasMasked {
+		g.masked, g.hasMasked = maskVolatile(g.content), true
+	}
+	m := maskVolatile(content)
+	if m != g.masked {
+		return false
+	}
+	g.content = content
+	g.masked = m
+	return true
+}
+
+// onToolCallStart reports a tool call the model began to stream. The call
+// is copied without arguments: the event must not share the provider's
+// memory, and the arguments are not known yet. The id is the provider's;
+// sanitizeAssistant may still replace a duplicate or missing one, so
+// consumers match on the tool.call event for anything that counts.
+func (r *run) onToolCallStart(c *model.ToolCall) bool {
+	if c == nil || c.Name == "" {
+		return true
+	}
+	started := model.ToolCall{ID: c.ID, Name: clip(c.Name, tool.MaxNameLen)}
+	if err := r.emit(Event{Type: EventToolCallStarted, ToolCall: &started}); err != nil {
+		r.streamErr = err
+		return false
+	}
+	return true
 }
 
 // errorResult is an is_error result for st.

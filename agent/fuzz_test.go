@@ -13,7 +13,8 @@ import (
 // FuzzModelOutput feeds hostile tool calls (odd ids, names and argument
 // bytes) through the loop: the run must never panic, must end Complete once
 // the model answers, must give every call exactly one result, and must only
-// send JSON-object arguments back to the model.
+// send JSON-object arguments back to the model and record only events that
+// encode.
 func FuzzModelOutput(f *testing.F) {
 	f.Add("1", "echo", []byte(`{"a":1}`), "2", "typed", []byte(`{"path":"x"}`))
 	f.Add("", "", []byte(``), "", "echo", []byte(`null`))
@@ -33,13 +34,16 @@ func FuzzModelOutput(f *testing.F) {
 		p := modeltest.NewScripted(
 			modeltest.Events(
 				model.Event{Kind: model.EventTextDelta, Text: "calling"},
+				model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: id1, Name: name1}},
 				model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: id1, Name: name1, Args: args1}},
 				model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: id2, Name: name2, Args: args2}},
 				model.Event{Kind: model.EventStop, StopReason: model.StopToolUse},
 			),
 			modeltest.Text("done"),
 		)
-		a, err := New(Config{Provider: p, Tools: set, IDs: &seqIDs{}, FanOut: Sequential{}})
+		// The journal encodes every event: no unusable argument bytes
+		// may reach one.
+		a, err := New(Config{Provider: p, Tools: set, IDs: &seqIDs{}, FanOut: Sequential{}, Journal: &marshalJournal{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -411,6 +411,8 @@ func (r *run) onModelEvent(ev model.Event) bool {
 		typ = EventTextDelta
 	case model.EventReasoningDelta:
 		typ = EventReasoningDelta
+	case model.EventToolCallStart:
+		return r.onToolCallStart(ev.ToolCall)
 	default:
 		return true
 	}

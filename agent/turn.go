@@ -279,8 +279,10 @@ func (r *run) safeApprove(c policy.Call, d policy.Decision) (ad policy.Decision,
 	return r.a.cfg.Approver.Approve(r.ctx, c, d)
 }
 
-// execute runs the allowed calls, at most MaxParallel at once. A call still
-// running or not yet started when the run ends is recorded as interrupted.
+// execute runs the allowed calls, ordered where their effects conflict
+// (see schedule.go) and otherwise concurrently, at most MaxParallel at
+// once. A call still running or not yet started when the run ends is
+// recorded as interrupted.
 func (r *run) execute(states []callState) {
 	idx := make([]int, 0, len(states))
 	for i := range states {
@@ -292,9 +294,30 @@ func (r *run) execute(states []callState) {
 		return
 	}
 	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes}
-	r.a.cfg.FanOut.Run(r.ctx, len(idx), r.a.cfg.MaxParallel, func(j int) {
-		r.invoke(&states[idx[j]], opts)
-	})
+	levels := [][]int{nil}
+	if len(idx) > 1 {
+		acc := make([]access, len(idx))
+		for j, i := range idx {
+			spec, ok := r.a.cfg.Tools.Spec(states[i].call.Name)
+			acc[j] = callAccess(spec, ok, states[i].call.Args)
+		}
+		levels = scheduleLevels(acc)
+	}
+	for _, level := range levels {
+		if r.ctx.Err() != nil {
+			return // later levels never start
+		}
+		n := len(level)
+		if level == nil { // a single call
+			n = 1
+		}
+		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(j int) {
+			if level != nil {
+				j = level[j]
+			}
+			r.invoke(&states[idx[j]], opts)
+		})
+	}
 }
 
 // invoke runs one call. It may run on any goroutine; it touches only st
@@ -303,9 +326,12 @@ func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 	if r.ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx := r.ctx
+	ctx := tool.WithCallID(r.ctx, st.call.ID)
 	if st.key != "" {
 		ctx = tool.WithIdempotencyKey(ctx, st.key)
+	}
+	if l := r.a.cfg.Logger; l != nil {
+		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}
 	res := tool.Invoke(ctx, st.tool, st.call.Args, opts)
 	if res.IsError && r.ctx.Err() != nil {

@@ -20,6 +20,17 @@ const (
 	// EventStop carries StopReason; it is the last event of a successful
 	// stream.
 	EventStop
+	// EventToolCallStart announces a tool call the model began to stream,
+	// before its arguments are complete: ToolCall carries the call's ID and
+	// Name and no Args. It is advisory, for showing progress: the
+	// EventToolCall that follows is the call, and a consumer must not act
+	// on the start alone (Builder ignores it). The Anthropic provider
+	// sends it at a tool_use block's start; the OpenAI provider as soon as
+	// a call's name and id are known, which for servers that send no id is
+	// just before the complete call, with the id derived for it. A
+	// non-streamed response may not carry it. (It is numbered last so the
+	// older kinds keep their values.)
+	EventToolCallStart
 )
 
 // String names the kind.
@@ -37,6 +48,8 @@ func (k EventKind) String() string {
 		return "usage"
 	case EventStop:
 		return "stop"
+	case EventToolCallStart:
+		return "tool_call_start"
 	}
 	return "unknown"
 }

@@ -51,9 +51,16 @@ type Part struct {
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
 }
 
-// ToolCall is a model's request to run a tool. Args is always a complete,
-// syntactically valid JSON object: providers assemble and parse argument
-// fragments before a ToolCall leaves them.
+// ToolCall is a model's request to run a tool. Providers assemble, parse
+// and lightly repair argument fragments before a ToolCall leaves them, so
+// Args is a complete JSON object — except when the model sent arguments
+// that are none (an array, a number, truncated or broken JSON) and no safe
+// repair applied: then Args holds those bytes as they came, which may not
+// be valid JSON at all, so that the model's mistake becomes an is_error
+// result it can correct instead of a failed response. Consumers must check
+// Args before use and must not marshal such a call (json.RawMessage fails
+// on invalid bytes); the agent replaces them with {} before it records the
+// message. A ToolCall in an EventToolCallStart event has no Args.
 type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`

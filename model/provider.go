@@ -100,6 +100,9 @@ func (b *Builder) Add(ev Event) {
 	case EventStop:
 		b.stop = ev.StopReason
 		b.stopped = true
+	case EventToolCallStart:
+		// Advisory: the complete EventToolCall follows and becomes the
+		// part.
 	}
 }
 

@@ -176,7 +176,9 @@ func TestCrashMidToolCallThenContinue(t *testing.T) {
 		t.Fatalf("the model got %d requests, want 4", len(reqs))
 	}
 	results := toolResultsIn(t, reqs[2].Body)
-	wantResults := map[string]string{"c1": "marked fast", "c2": session.InterruptedRunning}
+	// (Chat Completions has no is_error flag: failed results carry an
+	// "Error: " mark on the wire.)
+	wantResults := map[string]string{"c1": "marked fast", "c2": "Error: " + session.InterruptedRunning}
 	if diff := cmp.Diff(wantResults, results); diff != "" {
 		t.Errorf("tool results in the first request after the resume (-want +got):\n%s", diff)
 	}

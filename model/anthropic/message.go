@@ -50,10 +50,7 @@ func messageEvents(body []byte, status int, requestID string) ([]model.Event, er
 			if string(raw) == "null" {
 				raw = nil
 			}
-			args, err := objectArgs(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%w: content[%d] tool_use %s (%s): %v", ErrMalformedResponse, i, c.ID, c.Name, err)
-			}
+			args := callArgs(raw)
 			events = append(events, model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: c.ID, Name: c.Name, Args: args}})
 		}
 	}

@@ -256,7 +256,7 @@ func TestRecordings(t *testing.T) {
 				if len(rec.tools) > 0 {
 					req.ToolChoice = model.ToolChoiceAuto
 				}
-				got, err := model.Collect(p.Stream(ctx, req))
+				got, err := model.Collect(modeltest.CheckToolCallStarts(t, p.Stream(ctx, req), rec.stream))
 				if err != nil {
 					t.Fatalf("turn %d: %v", i, err)
 				}

@@ -144,9 +144,20 @@ func FuzzStreamEvents(f *testing.F) {
 				if c == nil || c.ID == "" || c.Name == "" {
 					t.Fatalf("incomplete tool call %+v", c)
 				}
+				// Args are a compact JSON object, or the model's input
+				// passed through because it is none.
 				var obj map[string]any
-				if err := json.Unmarshal(c.Args, &obj); err != nil || obj == nil {
-					t.Fatalf("tool call args %q are not a JSON object: %v", c.Args, err)
+				if err := json.Unmarshal(c.Args, &obj); err == nil && obj != nil {
+					var compact bytes.Buffer
+					if json.Compact(&compact, c.Args) != nil || compact.String() != string(c.Args) {
+						t.Fatalf("tool call object args %q are not compacted", c.Args)
+					}
+				} else if len(bytes.TrimSpace(c.Args)) == 0 || bytes.HasPrefix(bytes.TrimSpace(c.Args), []byte("{")) && json.Valid(c.Args) {
+					t.Fatalf("tool call args %q passed through though they are an object or empty", c.Args)
+				}
+			case model.EventToolCallStart:
+				if c := ev.ToolCall; c == nil || c.ID == "" || c.Name == "" || c.Args != nil {
+					t.Fatalf("tool call start %+v: want an id, a name and no args", c)
 				}
 			case model.EventUsage:
 				if ev.Usage == nil {

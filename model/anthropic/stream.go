@@ -208,6 +208,7 @@ func (s *streamState) blockStart(data []byte) error {
 		b.kind = blockToolUse
 		b.id, b.name = cb.ID, cb.Name
 		b.input = append([]byte(nil), cb.Input...)
+		s.emit(model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: b.id, Name: b.name}})
 	}
 	s.blocks[i] = b
 	s.open++
@@ -299,10 +300,7 @@ func (s *streamState) blockStop(data []byte) error {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			raw = b.input
 		}
-		args, err := objectArgs(raw)
-		if err != nil {
-			return s.malformed("content_block_stop", data, "tool_use %s (%s): %v", b.id, b.name, err)
-		}
+		args := callArgs(raw)
 		s.emit(model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: b.id, Name: b.name, Args: args}})
 		b.args, b.input = nil, nil
 	}
@@ -373,6 +371,20 @@ func objectArgs(raw []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("input is not valid JSON: %v", err)
 	}
 	return json.RawMessage(buf.Bytes()), nil
+}
+
+// callArgs is the arguments of a finished tool_use block: its input as a
+// compacted JSON object, or, when the input is no JSON object, the input as
+// it came (trimmed; bounded by maxToolInput on the way in). Such input is
+// the model's mistake, not a broken stream: the call carries it and the
+// agent answers it with an is_error result naming the problem, rather than
+// the whole response failing (model.ToolCall documents this).
+func callArgs(raw []byte) json.RawMessage {
+	args, err := objectArgs(raw)
+	if err != nil {
+		return json.RawMessage(bytes.Clone(bytes.TrimSpace(raw)))
+	}
+	return args
 }
 
 // stopReason maps the API's stop_reason onto rein's. pause_turn (a server

@@ -61,6 +61,10 @@ func toolCall(id, name, args string) model.Event {
 	return model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}}
 }
 
+func toolStarted(id, name string) model.Event {
+	return model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: id, Name: name}}
+}
+
 func usageEv(u model.Usage) model.Event { return model.Event{Kind: model.EventUsage, Usage: &u} }
 
 func stop(r model.StopReason) model.Event { return model.Event{Kind: model.EventStop, StopReason: r} }
@@ -92,12 +96,21 @@ func TestStreamEvents(t *testing.T) {
 			name: "tool input fragments are joined, parsed once and compacted",
 			body: sse(evStart, toolStart(0, "toolu_1", "grep"), jsonDelta(0, ""), jsonDelta(0, `{"pattern"`), jsonDelta(0, `: "a b", "n": [1, `), jsonDelta(0, `2]}`), blockStop(0),
 				`message_delta {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20}}`, evMsgStop),
-			want: []model.Event{toolCall("toolu_1", "grep", `{"pattern":"a b","n":[1,2]}`), usageEv(usage(10, 20)), stop(model.StopToolUse)},
+			want: []model.Event{toolStarted("toolu_1", "grep"), toolCall("toolu_1", "grep", `{"pattern":"a b","n":[1,2]}`), usageEv(usage(10, 20)), stop(model.StopToolUse)},
 		},
 		{
 			name: "tool without input fragments gets the empty object",
 			body: sse(evStart, toolStart(0, "toolu_1", "now"), blockStop(0), evMsgStop),
-			want: []model.Event{toolCall("toolu_1", "now", `{}`), usageEv(usage(10, 1)), stop(model.StopOther)},
+			want: []model.Event{toolStarted("toolu_1", "now"), toolCall("toolu_1", "now", `{}`), usageEv(usage(10, 1)), stop(model.StopOther)},
+		},
+		{
+			// The model's mistake is passed through for the agent to
+			// answer with an is_error result; the stream goes on.
+			name: "tool input that is no JSON object is passed through",
+			body: sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, ` [1]`), blockStop(0), toolStart(1, "toolu_2", "g"), jsonDelta(1, `{"a":`), blockStop(1),
+				toolStart(2, "toolu_3", "h"), jsonDelta(2, `"x"`), blockStop(2), evEndTurn, evMsgStop),
+			want: []model.Event{toolStarted("toolu_1", "f"), toolCall("toolu_1", "f", `[1]`), toolStarted("toolu_2", "g"), toolCall("toolu_2", "g", `{"a":`),
+				toolStarted("toolu_3", "h"), toolCall("toolu_3", "h", `"x"`), usageEv(usage(10, 7)), stop(model.StopEndTurn)},
 		},
 		{
 			name: "thinking, signature held for the block end, redacted thinking",
@@ -199,8 +212,6 @@ func TestStreamEventsErrors(t *testing.T) {
 		{"block started twice", sse(evStart, evTextStart, evTextStart), anthropic.ErrMalformedResponse, "", "started twice"},
 		{"block event without index", sse(evStart, `content_block_stop {"type":"content_block_stop"}`), anthropic.ErrMalformedResponse, "", "no valid block index"},
 		{"delta type of another block", sse(evStart, evTextStart, jsonDelta(0, "{}")), anthropic.ErrMalformedResponse, "", "input_json_delta for a block of another type"},
-		{"tool input not JSON", sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, `{"a":`), blockStop(0)), anthropic.ErrMalformedResponse, "", "toolu_1 (f): input is not valid JSON"},
-		{"tool input not an object", sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, `[1]`), blockStop(0)), anthropic.ErrMalformedResponse, "", "not a JSON object"},
 		{"tool without id", sse(evStart, toolStart(0, "", "f")), anthropic.ErrMalformedResponse, "", "without id or name"},
 		{"message_stop with an open block", sse(evStart, toolStart(0, "toolu_1", "f"), jsonDelta(0, `{}`), evMsgStop), anthropic.ErrMalformedResponse, "", "never stopped"},
 	}
@@ -266,7 +277,8 @@ func TestMessageEvents(t *testing.T) {
 		{name: "stop_sequence", body: `{"type":"message","content":[],"stop_reason":"stop_sequence"}`, want: []model.Event{usageEv(model.Usage{}), stop(model.StopSequence)}},
 		{name: "not JSON", body: `<html>`, is: anthropic.ErrMalformedResponse},
 		{name: "not a message", body: `{"type":"completion"}`, is: anthropic.ErrMalformedResponse},
-		{name: "tool args not an object", body: `{"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":"x"}]}`, is: anthropic.ErrMalformedResponse},
+		{name: "tool args not an object are passed through", body: `{"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":"x"}],"stop_reason":"tool_use"}`,
+			want: []model.Event{toolCall("t", "f", `"x"`), usageEv(model.Usage{}), stop(model.StopToolUse)}},
 		{name: "tool without name", body: `{"type":"message","content":[{"type":"tool_use","id":"t","input":{}}]}`, is: anthropic.ErrMalformedResponse},
 	}
 	for _, tt := range tests {

@@ -30,6 +30,10 @@ func parse(body string) ([]model.Event, error) {
 	return collectEvents(openai.ParseStream(strings.NewReader(body)))
 }
 
+func startEv(id, name string) model.Event {
+	return model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: id, Name: name}}
+}
+
 func toolCallEv(id, name, args string) model.Event {
 	return model.Event{Kind: model.EventToolCall, ToolCall: &model.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}}
 }
@@ -55,6 +59,7 @@ func TestParseStreamEvents(t *testing.T) {
 				{Kind: model.EventReasoningDelta, Text: "think"},
 				{Kind: model.EventReasoningEnd},
 				{Kind: model.EventTextDelta, Text: "Hi"},
+				startEv("c1", "f"),
 				toolCallEv("c1", "f", `{"a":1}`),
 				{Kind: model.EventUsage, Usage: &model.Usage{InputTokens: 5, OutputTokens: 7, CacheReadTokens: 3, ReasoningTokens: 2}},
 				stopEv(model.StopToolUse),
@@ -91,7 +96,7 @@ func TestParseStreamEvents(t *testing.T) {
 				`{"id":"r","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":""}}]}}]}`,
 				`{"id":"r","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":{"x":[1,2]}}}]}}]}`,
 				`{"id":"r","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}`),
-			want: []model.Event{toolCallEv("a", "f", `{"x":[1,2]}`), toolCallEv("b", "g", `{}`), stopEv(model.StopToolUse)},
+			want: []model.Event{startEv("b", "g"), startEv("a", "f"), toolCallEv("a", "f", `{"x":[1,2]}`), toolCallEv("b", "g", `{}`), stopEv(model.StopToolUse)},
 		},
 		{
 			name: "fragments without an index continue the latest call",
@@ -99,7 +104,7 @@ func TestParseStreamEvents(t *testing.T) {
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{\"p\":"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"\"/tmp\"}"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{}"}}]}}]}`),
-			want: []model.Event{toolCallEv("a", "f", `{"p":"/tmp"}`), toolCallEv("b", "g", `{}`), stopEv(model.StopToolUse)},
+			want: []model.Event{startEv("a", "f"), startEv("b", "g"), toolCallEv("a", "f", `{"p":"/tmp"}`), toolCallEv("b", "g", `{}`), stopEv(model.StopToolUse)},
 		},
 		{
 			name: "complete calls sharing one index",
@@ -107,7 +112,7 @@ func TestParseStreamEvents(t *testing.T) {
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"n\":1}"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"f","arguments":"{\"n\":"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"2}"}}]},"finish_reason":"tool_calls"}]}`),
-			want: []model.Event{toolCallEv("a", "f", `{"n":1}`), toolCallEv("b", "f", `{"n":2}`), stopEv(model.StopToolUse)},
+			want: []model.Event{startEv("a", "f"), startEv("b", "f"), toolCallEv("a", "f", `{"n":1}`), toolCallEv("b", "f", `{"n":2}`), stopEv(model.StopToolUse)},
 		},
 		{
 			name: "double-encoded and fenced arguments are repaired",
@@ -115,7 +120,20 @@ func TestParseStreamEvents(t *testing.T) {
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"\"{\\\"k\\\":1}\""}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":"`+"```json\\n{\\\"k\\\":2,}\\n```"+`"}}]}}]}`,
 				`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`),
-			want: []model.Event{toolCallEv("a", "f", `{"k":1}`), toolCallEv("b", "g", `{"k":2}`), stopEv(model.StopToolUse)},
+			want: []model.Event{startEv("a", "f"), startEv("b", "g"), toolCallEv("a", "f", `{"k":1}`), toolCallEv("b", "g", `{"k":2}`), stopEv(model.StopToolUse)},
+		},
+		{
+			// The model's mistake is passed through for the agent to
+			// answer with an is_error result; the response goes on.
+			name: "arguments that are no JSON object are passed through",
+			body: sse(
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":" [1,2] "}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":"\"not json"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"c","function":{"name":"h","arguments":42}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":3,"id":"d","function":{"name":"w","arguments":"{\"path\":\"x\",\"content\":\"trunc"}}]},"finish_reason":"length"}]}`),
+			want: []model.Event{startEv("a", "f"), startEv("b", "g"), startEv("c", "h"), startEv("d", "w"),
+				toolCallEv("a", "f", `[1,2]`), toolCallEv("b", "g", `"not json`), toolCallEv("c", "h", `42`),
+				toolCallEv("d", "w", `{"path":"x","content":"trunc`), stopEv(model.StopMaxTokens)},
 		},
 		{
 			name: "usage with llama.cpp timings, keep-alive comments",
@@ -150,10 +168,13 @@ func TestParseStreamMissingCallID(t *testing.T) {
 	id := func(respID, args string) string {
 		t.Helper()
 		evs, err := parse(body(respID, args))
-		if err != nil || len(evs) != 2 || evs[0].ToolCall == nil {
+		// Without an id the start comes just before the call, with the
+		// id derived for it.
+		if err != nil || len(evs) != 3 || evs[0].Kind != model.EventToolCallStart || evs[1].ToolCall == nil ||
+			evs[0].ToolCall.ID != evs[1].ToolCall.ID {
 			t.Fatalf("events %+v, err %v", evs, err)
 		}
-		return evs[0].ToolCall.ID
+		return evs[1].ToolCall.ID
 	}
 	a := id("resp-1", `{"x":1}`)
 	if !strings.HasPrefix(a, "call_") || len(a) != len("call_")+24 {
@@ -181,10 +202,6 @@ func TestParseStreamErrors(t *testing.T) {
 		want       error
 		contains   string
 	}{
-		{"unrepairable arguments", sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"write","arguments":"{\"path\":\"x\",\"content\":\"trunc"}}]},"finish_reason":"length"}]}`),
-			openai.ErrMalformedResponse, `tool call "write" (a)`},
-		{"arguments that are an array", sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"[1]"}}]}}]}`),
-			openai.ErrMalformedResponse, "not a JSON object"},
 		{"object mixed with fragments", sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]}}]}`,
 			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}`),
 			openai.ErrMalformedResponse, "mixes argument fragments"},

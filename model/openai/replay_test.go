@@ -233,7 +233,7 @@ func TestReplayRecordings(t *testing.T) {
 			req := tc.first
 			turns := len(c.Interactions)
 			for turn := range turns {
-				resp, err := model.Collect(p.Stream(t.Context(), &req))
+				resp, err := model.Collect(modeltest.CheckToolCallStarts(t, p.Stream(t.Context(), &req), true))
 				if tc.wantErr != nil {
 					var apiErr *model.APIError
 					if !errors.As(err, &apiErr) {

@@ -215,6 +215,30 @@ func encodeMessages(req *model.Request) ([]wireMessage, error) {
 	return msgs, nil
 }
 
+// errorPrefix marks a failed tool call's result on the wire. Chat
+// Completions has no is_error flag: without a mark, "no such file" from a
+// failed read looks like the file's content.
+const errorPrefix = "Error: "
+
+// toolContent is the content of a tool message: the result, marked with
+// errorPrefix when the call failed (once: a tool that already says
+// "Error:" is not marked again). Rein's tools, MCP tools and the harness's
+// own refusals all arrive as model.ToolResult, so all are marked alike.
+func toolContent(r *model.ToolResult) string {
+	if !r.IsError {
+		return r.Content
+	}
+	c := r.Content
+	const mark = "Error:"
+	if t := strings.TrimLeft(c, " \t\r\n"); len(t) >= len(mark) && strings.EqualFold(t[:len(mark)], mark) {
+		return c
+	}
+	if c == "" {
+		return errorPrefix + "the tool call failed"
+	}
+	return errorPrefix + c
+}
+
 func textMessage(role, text string) wireMessage {
 	return wireMessage{Role: role, Content: &text}
 }
@@ -230,7 +254,7 @@ func appendUserOrTool(msgs []wireMessage, m model.Message) ([]wireMessage, error
 			if p.ToolResult == nil || p.ToolResult.CallID == "" {
 				return nil, fmt.Errorf("a tool result has no call id")
 			}
-			content := p.ToolResult.Content
+			content := toolContent(p.ToolResult)
 			msgs = append(msgs, wireMessage{Role: "tool", Content: &content, ToolCallID: p.ToolResult.CallID})
 		case model.PartText:
 			hasText = true

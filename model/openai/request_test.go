@@ -74,7 +74,7 @@ func TestRequestEncoding(t *testing.T) {
 				{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}},
 				{"id":"c2","type":"function","function":{"name":"list","arguments":"{}"}}]},
 			{"role":"tool","tool_call_id":"c1","content":"file a"},
-			{"role":"tool","tool_call_id":"c2","content":"denied"},
+			{"role":"tool","tool_call_id":"c2","content":"Error: denied"},
 			{"role":"assistant","content":null,"tool_calls":[
 				{"id":"c3","type":"function","function":{"name":"read","arguments":"{}"}}]},
 			{"role":"tool","tool_call_id":"c3","content":"x"},
@@ -246,5 +246,49 @@ func TestNewRejectsBadConfig(t *testing.T) {
 				t.Errorf("error leaks a secret: %v", err)
 			}
 		})
+	}
+}
+
+// TestToolErrorsAreMarked: Chat Completions has no is_error flag, so a
+// failed call's result goes out with an "Error: " prefix — once, whatever
+// produced it — and a successful one unchanged.
+func TestToolErrorsAreMarked(t *testing.T) {
+	results := []model.ToolResult{
+		{CallID: "c1", Content: "no such file", IsError: true},
+		{CallID: "c2", Content: "Error: already marked", IsError: true},
+		{CallID: "c3", Content: " error: mcp said so", IsError: true},
+		{CallID: "c4", Content: "", IsError: true},
+		{CallID: "c5", Content: "Error: is just a value here"},
+		{CallID: "c6", Content: "ErrorCode 7", IsError: true},
+	}
+	var calls []model.Part
+	for _, r := range results {
+		calls = append(calls, model.ToolCallPart(model.ToolCall{ID: r.CallID, Name: "t", Args: json.RawMessage(`{}`)}))
+	}
+	req := &model.Request{Messages: []model.Message{
+		model.UserText("go"),
+		{Role: model.RoleAssistant, Parts: calls},
+		model.ToolResults(results...),
+	}}
+	_, sent := sentBody(t, req, nil)
+	var body struct {
+		Messages []struct {
+			Role    string  `json:"role"`
+			Content *string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(sent.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range body.Messages {
+		if m.Role == "tool" {
+			got = append(got, *m.Content)
+		}
+	}
+	want := []string{"Error: no such file", "Error: already marked", " error: mcp said so",
+		"Error: the tool call failed", "Error: is just a value here", "Error: ErrorCode 7"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tool message contents (-want +got):\n%s", d)
 	}
 }

@@ -202,6 +202,12 @@ func (p *streamParser) addToolDelta(td *toolCallDelta) error {
 	if b.name == "" {
 		b.name = td.Function.Name
 	}
+	if !b.started && b.id != "" && b.name != "" {
+		// Announced once both are known; a call whose server never sends
+		// an id is announced by flushCalls, with the id derived for it.
+		b.started = true
+		p.emit(model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: b.id, Name: b.name}})
+	}
 	return b.addArgs(&td.Function.Arguments)
 }
 
@@ -218,9 +224,10 @@ func (p *streamParser) flushCalls() error {
 	pending := p.calls[p.emitted:]
 	slices.SortStableFunc(pending, func(a, b *callBuilder) int { return a.index - b.index })
 	for _, b := range pending {
-		call, err := b.build(p.respID)
-		if err != nil {
-			return err
+		call := b.build(p.respID)
+		if !b.started {
+			b.started = true
+			p.emit(model.Event{Kind: model.EventToolCallStart, ToolCall: &model.ToolCall{ID: call.ID, Name: call.Name}})
 		}
 		p.emit(model.Event{Kind: model.EventToolCall, ToolCall: call})
 		p.emitted++

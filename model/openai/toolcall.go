@@ -17,6 +17,10 @@ import (
 // trying to write.
 const maxArgsSnippet = 120
 
+// maxToolArgs bounds the assembled arguments of one tool call, so a
+// hostile stream cannot grow them without end.
+const maxToolArgs = 16 << 20
+
 // argFragment is one "arguments" value of a tool call on the wire. Servers
 // send it as a JSON string holding (a fragment of) the arguments, and some
 // OpenAI-compatible servers send the complete arguments as a JSON object.
@@ -48,17 +52,21 @@ func (a *argFragment) UnmarshalJSON(b []byte) error {
 // callBuilder assembles one tool call from its streamed fragments: the id
 // and name arrive with the first fragment, the arguments in pieces.
 type callBuilder struct {
-	index  int // the call's index on the wire
-	id     string
-	name   string
-	args   []byte
-	object bool // args came as a JSON value rather than string fragments
+	index   int // the call's index on the wire
+	id      string
+	name    string
+	args    []byte
+	object  bool // args came as a JSON value rather than string fragments
+	started bool // its EventToolCallStart was yielded
 }
 
 // addArgs appends one argument fragment.
 func (b *callBuilder) addArgs(f *argFragment) error {
 	if len(f.text) == 0 {
 		return nil
+	}
+	if len(b.args)+len(f.text) > maxToolArgs {
+		return fmt.Errorf("%w: tool call %d: arguments exceed %d MiB", ErrMalformedResponse, b.index, maxToolArgs>>20)
 	}
 	if f.object || b.object {
 		// A JSON value is the complete arguments; it cannot be combined with
@@ -73,17 +81,22 @@ func (b *callBuilder) addArgs(f *argFragment) error {
 }
 
 // build completes the call: it fills a missing id and parses the
-// arguments, repairing them lightly when needed.
-func (b *callBuilder) build(responseID string) (*model.ToolCall, error) {
+// arguments, repairing them lightly when needed. Arguments that are no
+// JSON object even after the repair are passed through as they came
+// (trimmed, and bounded by maxToolArgs on the way in): they are the model's
+// mistake, not the server's, so rather than fail the whole response the
+// call carries them and the agent answers it with an is_error result
+// naming the problem (model.ToolCall documents this).
+func (b *callBuilder) build(responseID string) *model.ToolCall {
 	args, err := finishArgs(b.args)
 	if err != nil {
-		return nil, fmt.Errorf("%w: tool call %q (%s): %w", ErrMalformedResponse, b.name, b.id, err)
+		args = json.RawMessage(bytes.Clone(bytes.TrimSpace(b.args)))
 	}
 	id := b.id
 	if id == "" {
 		id = fallbackCallID(responseID, b.index, b.name, args)
 	}
-	return &model.ToolCall{ID: id, Name: b.name, Args: args}, nil
+	return &model.ToolCall{ID: id, Name: b.name, Args: args}
 }
 
 // fallbackCallID derives an id for a call the server sent without one. It

@@ -1,0 +1,50 @@
+package tool
+
+import (
+	"context"
+	"log/slog"
+)
+
+// The agent hands every invocation a context carrying the call's identity
+// and a logger, so a tool can correlate its own diagnostics (and outside
+// systems it talks to) with the tool.call and tool.result events of the
+// run without the agent's types leaking into the tool's signature.
+
+type callIDKey struct{}
+
+type loggerKey struct{}
+
+// discardLogger is what Logger returns when no logger was set: tools log
+// unconditionally and never check for nil.
+var discardLogger = slog.New(slog.DiscardHandler)
+
+// WithCallID returns a context carrying the id of the tool call being
+// invoked (model.ToolCall.ID as the agent recorded it).
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the call id set by WithCallID, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
+// WithLogger returns a context carrying the logger a tool should use. The
+// agent sets its Config.Logger with the attributes call_id and tool. A nil
+// l leaves ctx unchanged.
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	if l == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, loggerKey{}, l)
+}
+
+// Logger returns the logger set by WithLogger. It is never nil: without
+// one it is a logger that discards everything.
+func Logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return discardLogger
+}

@@ -1,0 +1,42 @@
+package tool_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/reinharness/rein/tool"
+)
+
+func TestCallIDAndLoggerDefaults(t *testing.T) {
+	ctx := context.Background()
+	if got := tool.CallID(ctx); got != "" {
+		t.Errorf("CallID of a bare context = %q, want empty", got)
+	}
+	l := tool.Logger(ctx)
+	if l == nil {
+		t.Fatal("Logger of a bare context is nil")
+	}
+	l.Info("goes nowhere") // must not panic
+	if l.Enabled(ctx, slog.LevelError) {
+		t.Error("the default logger is enabled; want a discarding one")
+	}
+	if got := tool.Logger(tool.WithLogger(ctx, nil)); got != l {
+		t.Error("WithLogger(nil) replaced the default logger")
+	}
+}
+
+func TestCallIDAndLoggerCarried(t *testing.T) {
+	var buf bytes.Buffer
+	base := slog.New(slog.NewTextHandler(&buf, nil))
+	ctx := tool.WithLogger(tool.WithCallID(context.Background(), "call_7"), base.With("tool", "t"))
+	if got := tool.CallID(ctx); got != "call_7" {
+		t.Errorf("CallID = %q, want call_7", got)
+	}
+	tool.Logger(ctx).Info("hello")
+	if out := buf.String(); !strings.Contains(out, "hello") || !strings.Contains(out, "tool=t") {
+		t.Errorf("log output %q lacks the message or the attribute", out)
+	}
+}
