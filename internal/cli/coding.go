@@ -12,6 +12,7 @@ import (
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
@@ -38,6 +39,10 @@ type harness struct {
 	// there. Both are nil when nobody can be asked.
 	gate    *promptGate
 	console *consoleInteraction
+	// verify is the verification gate, nil when no check is configured
+	// or --no-verify was given; maxVerify its max_attempts.
+	verify    *verifier
+	maxVerify int
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -108,6 +113,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		SandboxNetwork:   sb.allowNetwork(string(engine.Preset())),
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
+		// The session store keeps before-images up to this size for undo
+		// across runs; the journal must hold them until they are stored.
+		JournalFileBytes: session.DefaultMaxImageBytes,
 		Logger:           slog.New(&warningHandler{w: a.Stderr}),
 	})
 	if err != nil {
@@ -117,6 +125,14 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err := h.build(cfg); err != nil {
 		ws.Close()
 		return nil, err
+	}
+	vs, err := loadVerify(cfg)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if !o.flags.noVerify {
+		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
 	}
 	var in mcp.Interaction = mcp.Decline{}
 	if o.lines != nil && o.askServers {
@@ -128,7 +144,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(sb.warnings, h.engine.Warnings()...) {
+	for _, w := range append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.lines != nil && o.flags.approve == approveAsk {

@@ -325,7 +325,7 @@ func (sr *sessionRun) watchWorkspace(ws *workspace.Workspace) {
 // changes.
 func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event) {
 	sr.mu.Lock()
-	ws, j, log := sr.ws, sr.journal, sr.log
+	ws, j, log, id := sr.ws, sr.journal, sr.log, sr.id
 	var changes []workspace.Change
 	if ws != nil {
 		changes = ws.ChangesSince(sr.seenSeq)
@@ -335,6 +335,10 @@ func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event)
 	}
 	sr.mu.Unlock()
 	for _, c := range changes {
+		if strings.HasPrefix(c.CallID, undoCallPrefix) {
+			continue // an undo's own writes are recorded as the undo
+		}
+		sr.keepBeforeImage(ctx, id, c)
 		ev := agent.Event{
 			Type: agent.EventFileChange, RunID: result.RunID, Step: result.Step, Time: c.Time,
 			FileChange: &agent.FileChange{
@@ -350,6 +354,19 @@ func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event)
 		if log != nil {
 			log.OnEvent(ctx, ev)
 		}
+	}
+}
+
+// keepBeforeImage stores the content c replaced in the session store, so
+// that `rein undo` and a later chat's /undo can restore it. Contents the
+// workspace journal did not keep (over its per-file cap) cannot be kept
+// here either: undo then refuses the change by name.
+func (sr *sessionRun) keepBeforeImage(ctx context.Context, id string, c workspace.Change) {
+	if !c.Before.Exists || !c.Before.Stored {
+		return
+	}
+	if _, err := sr.store.PutImage(ctx, id, c.Before.Data); err != nil {
+		sr.logFailed(fmt.Errorf("keeping the earlier content of %s for undo: %w", c.Path, err))
 	}
 }
 

@@ -82,6 +82,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ac.Journal = sr
 		ac.Hooks = []agent.Hook{sr}
 	}
+	if h.verify != nil {
+		ac.Verifier, ac.MaxVerifyAttempts = h.verify, h.maxVerify
+		ac.Hooks = append(ac.Hooks, h.verify)
+	}
 	ag, err := agent.New(ac)
 	if err != nil {
 		return nil, nil, err
