@@ -166,6 +166,11 @@ func (h *harness) build(cfg *config.Config) error {
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
 	}
+	disabled, err := loadDisabledTools(cfg, set.Names())
+	if err != nil {
+		return err
+	}
+	set.Remove(disabled...)
 	h.tools = set
 	h.system = cfg.Agent.SystemPrompt
 	if h.system == "" {

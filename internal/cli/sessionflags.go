@@ -75,8 +75,10 @@ type sessionRun struct {
 	workspace string
 	model     string
 	debug     bool
-	tracer    *telemetry.Tracer
-	tracing   *telemetry.Tracing
+	// noEventLog is [telemetry] event_log = false: no JSONL event log.
+	noEventLog bool
+	tracer     *telemetry.Tracer
+	tracing    *telemetry.Tracing
 
 	mu      sync.Mutex
 	id      string
@@ -112,15 +114,26 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 	if dir == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
-	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	ss, err := loadSessionSettings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := loadTelemetrySettings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range append(ss.warnings, ts.warnings...) {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile), StoreDeltas: ss.storeDeltas})
 	if err != nil {
 		return nil, err
 	}
 	sr := &sessionRun{
 		app: a, store: store, stateDir: dir, workspace: workspace, model: cfg.Model.Model,
-		debug: truthy(a.Getenv(EnvDebug)),
+		debug: truthy(a.Getenv(EnvDebug)), noEventLog: !ts.eventLog,
 	}
-	if err := sr.setupTracing(ctx, cfg); err != nil {
+	if err := sr.setupTracing(ctx, cfg, ts.otlpGetenv(a.Getenv)); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -188,11 +201,15 @@ func (sr *sessionRun) startNew(ctx context.Context) error {
 
 // attach makes conv and its journal current and opens its event log.
 func (sr *sessionRun) attach(conv *agent.Conversation, j session.Journal) error {
-	log, err := telemetry.OpenLog(telemetry.LogConfig{
-		Path:    telemetry.LogPath(sr.stateDir, conv.ID()),
-		Debug:   sr.debug,
-		OnError: sr.logFailed,
-	})
+	var log *telemetry.Log
+	var err error
+	if !sr.noEventLog {
+		log, err = telemetry.OpenLog(telemetry.LogConfig{
+			Path:    telemetry.LogPath(sr.stateDir, conv.ID()),
+			Debug:   sr.debug,
+			OnError: sr.logFailed,
+		})
+	}
 	if err != nil {
 		// The log is telemetry: a run goes on without it.
 		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; the run goes on without an event log\n", oneLine(err.Error()))
@@ -211,8 +228,8 @@ func (sr *sessionRun) logFailed(err error) {
 }
 
 // setupTracing starts the OTLP pipeline when the environment asks for it.
-func (sr *sessionRun) setupTracing(ctx context.Context, cfg *config.Config) error {
-	tr, err := telemetry.SetupOTLP(ctx, sr.app.Getenv, versionString(version, readBuildInfo()))
+func (sr *sessionRun) setupTracing(ctx context.Context, cfg *config.Config, getenv func(string) string) error {
+	tr, err := telemetry.SetupOTLP(ctx, getenv, versionString(version, readBuildInfo()))
 	if err != nil {
 		return err
 	}
