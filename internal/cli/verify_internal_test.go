@@ -203,4 +203,6 @@ func TestVerifierRun(t *testing.T) {
 	}
 }
 
-func toolCall(name string) *model.ToolCall { return &model.ToolCall{ID: "c1", Name: name, Args: []byte("{}")} }
+func toolCall(name string) *model.ToolCall {
+	return &model.ToolCall{ID: "c1", Name: name, Args: []byte("{}")}
+}
