@@ -206,3 +206,54 @@ func TestVerifierRun(t *testing.T) {
 func toolCall(name string) *model.ToolCall {
 	return &model.ToolCall{ID: "c1", Name: name, Args: []byte("{}")}
 }
+
+// FuzzLoadVerify: any [verify] table either loads into checks with a
+// command and a timeout of at least a second, or is an error — never a
+// panic; an argv check re-parses as bash words equal to the argv.
+func FuzzLoadVerify(f *testing.F) {
+	f.Add("commands = [[\"go\", \"test\", \"./...\"], \"make lint\"]\ntimeout = \"2m\"\non = \"always\"\nmax_attempts = 2\n")
+	f.Add("commands = [[\"a'b\", \"$(x)\", \"\"]]\n")
+	f.Add("commands = [[1], {a = 1}]\n")
+	f.Add("on = 3\n")
+	dir := f.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	f.Fuzz(func(t *testing.T, table string) {
+		if err := os.WriteFile(path, []byte("[verify]\n"+table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(config.LoadOptions{File: path, Getenv: func(string) string { return "" }})
+		if err != nil {
+			return
+		}
+		s, err := loadVerify(cfg)
+		if err != nil {
+			return
+		}
+		if s.maxAttempts < 1 || s.maxAttempts > maxVerifyAttempts {
+			t.Errorf("max_attempts %d accepted", s.maxAttempts)
+		}
+		for _, c := range s.checks {
+			if strings.TrimSpace(c.script) == "" || c.timeout < time.Second {
+				t.Errorf("check %+v accepted", c)
+			}
+		}
+	})
+}
+
+// TestShellJoinRoundTrips: bash sees exactly the argv words.
+func TestShellJoinRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	ws := openTestWS(t)
+	argv := []string{"printf", "%s|", "a b", "it's", "$(echo pwned)", "*", "FOO=bar", "", "semi;colon"}
+	res, err := ws.Exec(ctx, workspace.ExecOptions{Command: shellJoin(argv), Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a b|it's|$(echo pwned)|*|FOO=bar||semi;colon|"; res.Output != want {
+		t.Errorf("output %q, want %q", res.Output, want)
+	}
+	res, err = ws.Exec(ctx, workspace.ExecOptions{Command: shellJoin([]string{"A=1", "true"}), Timeout: time.Minute})
+	if err != nil || res.ExitCode != 127 {
+		t.Errorf("a first word NAME=value ran as an assignment: %+v %v", res, err)
+	}
+}
