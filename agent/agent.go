@@ -99,6 +99,9 @@ type Config struct {
 	// Steering, when set, is consulted at the points Claude Code's hooks
 	// run (see Steering).
 	Steering Steering
+	// Subagent marks the Agent of a sub-agent: its runs send SubagentStop
+	// instead of Stop when they are about to end with an answer.
+	Subagent bool
 	// Verifier, when set, is the verification gate run when the model
 	// ends a turn with an answer; MaxVerifyAttempts failed verifications
 	// end the run VerificationFailed (default 3).

@@ -32,6 +32,7 @@ type callState struct {
 	// exists; recordErr is the journal's refusal of it.
 	recorded  *Event
 	recordErr error
+	steerCall // PreToolUse state (steering.go)
 }
 
 // sanitizeAssistant makes an assistant message safe to record and to send

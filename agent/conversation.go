@@ -75,6 +75,8 @@ type Conversation struct {
 	// scale calibrates raw estimates to the server's token counts.
 	scale float64
 	usage model.Usage
+	// plan is the model's current plan (the todo_write tool, plan.go).
+	plan []PlanItem
 }
 
 // NewConversation returns a conversation holding history. An empty id is

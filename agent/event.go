@@ -48,8 +48,13 @@ type Event struct {
 	Step  int       `json:"step"`
 	Time  time.Time `json:"time"`
 
-	Text     string          `json:"text,omitempty"`
-	Message  *model.Message  `json:"message,omitempty"`
+	Text    string         `json:"text,omitempty"`
+	Message *model.Message `json:"message,omitempty"`
+	// ToolCall is the call of a tool.call event. On a tool.decision event
+	// it is set only when a PreToolUse hook replaced the call's
+	// arguments: it is then the call as decided (and, when allowed, run),
+	// while the tool.call event and the assistant message keep what the
+	// model sent.
 	ToolCall *model.ToolCall `json:"tool_call,omitempty"`
 	// IdempotencyKey is set on tool.call events of mutating tools: the key
 	// the tool received (tool.IdempotencyKey), so a replay or an outside
@@ -72,7 +77,8 @@ type Decision struct {
 	Tool   string `json:"tool"`
 	Action string `json:"action"` // allow | ask | deny
 	Reason string `json:"reason,omitempty"`
-	// By says who decided: "policy", "hard-deny", "approver", "rule:<name>".
+	// By says who decided: "policy", "hard-deny", "approver", "hook",
+	// "rule:<name>".
 	By string `json:"by,omitempty"`
 }
 

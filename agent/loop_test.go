@@ -364,12 +364,17 @@ func TestProviderFailures(t *testing.T) {
 }
 
 func TestEmptyAnswerIsNotRecorded(t *testing.T) {
-	p := modeltest.NewScripted(modeltest.Events(model.Event{Kind: model.EventStop, StopReason: model.StopEndTurn}))
+	empty := modeltest.Events(model.Event{Kind: model.EventStop, StopReason: model.StopEndTurn})
+	p := modeltest.NewScripted(empty, modeltest.Text("here it is"))
 	a := mustAgent(t, Config{Provider: p})
 	c := NewConversation("")
 	r := collect(t, a, context.Background(), c, "go")
-	if r.outcome.Kind != Complete || c.Len() != 1 {
-		t.Fatalf("outcome %v, %d messages", r.outcome.Kind, c.Len())
+	// The empty answer is not recorded; the nudge and the real answer are.
+	if r.outcome.Kind != Complete || r.outcome.Text != "here it is" || c.Len() != 3 {
+		t.Fatalf("outcome %+v, history:\n%s", r.outcome, dumpHistory(c.Messages()))
+	}
+	if got := c.Messages()[1].Text(); got != emptyNudge {
+		t.Errorf("message 1 = %q, want the nudge", got)
 	}
 }
 

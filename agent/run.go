@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 
 	"github.com/reinharness/rein/model"
@@ -27,9 +28,33 @@ var (
 // tools are cancelled, every pending call gets an "interrupted" result so c
 // stays valid, and no goroutine outlives Run. Events share memory with c
 // and must be treated as read-only. c must not be used concurrently.
+//
+// Run is RunWith with zero RunOptions.
 func (a *Agent) Run(ctx context.Context, c *Conversation, input string) iter.Seq2[Event, error] {
+	return a.RunWith(ctx, c, input, RunOptions{})
+}
+
+// RunOptions override parts of the Agent's Config for one run, so one Agent
+// can serve runs with different prompts or sampling (a sub-agent, a "plan
+// only" turn, a retry at a lower temperature) without being rebuilt. The
+// zero value changes nothing.
+type RunOptions struct {
+	// System, when not empty, replaces Config.System for this run;
+	// Config.Instructions are still appended to it.
+	System string
+	// Params, when not nil, replaces Config.Params as the request
+	// template of this run (its Model, System, Messages and Tools are
+	// ignored, as in Config.Params). It is read, never modified, and must
+	// not be modified while the run lasts.
+	Params *model.Request
+}
+
+// RunWith is Run with per-run overrides. Concurrent runs on different
+// Conversations may use different options: they are the run's own, never
+// written to the Agent.
+func (a *Agent) RunWith(ctx context.Context, c *Conversation, input string, opts RunOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := newRun(a, ctx, c, yield)
+		r := newRun(a, ctx, c, yield, opts)
 		defer r.cancel(nil)
 		r.loop(input)
 	}
@@ -47,6 +72,11 @@ type run struct {
 	// events of a cancelled run are still recorded.
 	recordCtx context.Context
 	yield     func(Event, error) bool
+
+	// system and params are what this run sends: the Agent's, or the
+	// RunOptions' overrides.
+	system string
+	params *model.Request
 
 	// The tool set is read once per run, so tools added to the Set (an
 	// MCP server connecting) show up on the next run.
@@ -81,11 +111,30 @@ type run struct {
 	// journalDown is set after the Journal failed; the closing events
 	// then bypass it.
 	journalDown bool
+
+	// nudged is set after the model was told its answer was empty; a
+	// second empty answer in a row ends the run.
+	nudged bool
+	// outErr is the Outcome's error text for a run that ends short of
+	// Complete without a framework error (a failed verification).
+	outErr string
+	// ended is set once SessionEnd was sent.
+	ended bool
+	steerState
+	verifyState
+	planState
 }
 
-func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool) *run {
-	r := &run{a: a, c: c, parent: ctx, recordCtx: context.WithoutCancel(ctx), yield: yield, window: -1}
-	r.fixedTokens = EstimateTextTokens(len(a.system))
+func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool, opts RunOptions) *run {
+	r := &run{a: a, c: c, parent: ctx, recordCtx: context.WithoutCancel(ctx), yield: yield, window: -1,
+		system: a.system, params: &a.cfg.Params}
+	if opts.System != "" {
+		r.system = joinSystem(opts.System, a.cfg.Instructions)
+	}
+	if opts.Params != nil {
+		r.params = opts.Params
+	}
+	r.fixedTokens = EstimateTextTokens(len(r.system))
 	specs := a.cfg.Tools.Specs() // a nil Set is empty
 	if len(specs) > 0 {
 		r.specs = make([]model.ToolSpec, len(specs))
@@ -96,7 +145,10 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 			r.fixedTokens += partOverhead + EstimateTextTokens(len(s.Name)+len(s.Description)+len(s.InputSchema))
 		}
 	}
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	// The run rides in its context so that tools of this package (the
+	// plan tool) reach the run that invoked them; a nested run (a
+	// sub-agent) shadows it with its own.
+	r.ctx, r.cancel = context.WithCancelCause(context.WithValue(ctx, runKey{}, r))
 	if a.cfg.Timeout > 0 {
 		// The timeout's cause tells Deadline apart from cancellation.
 		tctx, tcancel := context.WithTimeoutCause(r.ctx, a.cfg.Timeout, errRunTimeout)
@@ -113,12 +165,9 @@ func (r *run) loop(input string) {
 		r.end(Failed, err)
 		return
 	}
-	if input != "" {
-		r.c.Append(model.UserText(input))
-		if err := r.emitMessage(); err != nil {
-			r.end(Failed, err)
-			return
-		}
+	if kind, err, stop := r.begin(input); stop {
+		r.end(kind, err)
+		return
 	}
 	for {
 		if kind, err, stop := r.limitReached(); stop {
@@ -134,6 +183,10 @@ func (r *run) loop(input string) {
 
 // limitReached checks the limits that apply before a model call.
 func (r *run) limitReached() (OutcomeKind, error, bool) {
+	if reason, halted := r.halted(); halted {
+		r.out.Reason = reason
+		return Blocked, nil, true
+	}
 	switch {
 	case r.ctx.Err() != nil:
 		kind, err := r.ctxOutcome()
@@ -172,6 +225,9 @@ func (r *run) interruptedReason(stopErr error) string {
 	if errors.Is(stopErr, ErrJournal) && r.ctx.Err() == nil {
 		return "interrupted: the run stopped because its journal failed"
 	}
+	if _, halted := r.halted(); halted && r.ctx.Err() == nil {
+		return "interrupted: a hook halted the run"
+	}
 	if kind, _ := r.ctxOutcome(); kind == Deadline {
 		return "interrupted: run deadline reached"
 	}
@@ -182,7 +238,11 @@ func (r *run) interruptedReason(stopErr error) string {
 // run is over with kind and err.
 func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	r.step++
-	msgs, info, err := r.a.cfg.Context.Prepare(r.ctx, r.c, r.historyBudget())
+	budget := r.historyBudget()
+	if kind, stop := r.preCompact(budget); stop {
+		return kind, nil, true
+	}
+	msgs, info, err := r.a.cfg.Context.Prepare(r.ctx, r.c, budget)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			kind, err := r.ctxOutcome()
@@ -190,7 +250,7 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		}
 		return Failed, fmt.Errorf("agent: context strategy failed before model call %d: %w", r.step, err), true
 	}
-	estimate := r.c.scaled(r.fixedTokens)
+	estimate := r.c.scaled(r.fixedTokens + r.planTokens())
 	if info != nil {
 		estimate += info.EstimatedTokens
 		if err := r.emit(Event{Type: EventCompaction, Compaction: info}); err != nil {
@@ -217,13 +277,14 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	}
 	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
 	if len(msg.Parts) == 0 {
-		// An empty answer ends the turn; it is not recorded because
-		// providers reject empty assistant messages on the next call.
-		return Complete, nil, true
+		// An empty answer is not recorded: providers reject empty
+		// assistant messages on the next call.
+		return r.emptyAnswer()
 	}
 	r.c.Append(msg)
-	if t := msg.Text(); t != "" {
-		r.out.Text = t
+	text := msg.Text()
+	if text != "" {
+		r.out.Text = text
 	}
 	if err := r.emitMessage(); err != nil {
 		if len(states) > 0 {
@@ -231,10 +292,54 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		}
 		return Failed, err, true
 	}
-	if len(states) == 0 {
-		return Complete, nil, true
+	if len(states) > 0 {
+		r.nudged = false
+		return r.toolTurn(states, text)
 	}
-	return r.toolTurn(states, msg.Text())
+	if strings.TrimSpace(text) == "" {
+		// Only reasoning, or only white space: still no answer.
+		return r.emptyAnswer()
+	}
+	r.nudged = false
+	return r.finalAnswer(text)
+}
+
+// ErrEmptyAnswer reports a model that returned an empty answer again after
+// it was told its answer was empty.
+var ErrEmptyAnswer = errors.New("agent: the model returned an empty answer twice")
+
+// emptyNudge is the user message sent after an empty answer.
+const emptyNudge = "You returned an empty answer. Answer the user, or call a tool."
+
+// emptyAnswer handles a turn without text or tool calls. A model that
+// stops without a word (a template glitch, a stop sequence hit at once)
+// usually answers when told so; ending Complete would print nothing and
+// exit 0, hiding the failure. So it is nudged once, and a second empty
+// answer in a row ends the run Failed.
+func (r *run) emptyAnswer() (OutcomeKind, error, bool) {
+	if r.nudged {
+		r.out.Text = ""
+		return Failed, ErrEmptyAnswer, true
+	}
+	r.nudged = true
+	r.c.Append(model.UserText(emptyNudge))
+	if err := r.emitMessage(); err != nil {
+		return Failed, err, true
+	}
+	return "", nil, false
+}
+
+// finalAnswer handles a turn that ended with an answer and no tool calls:
+// the verification gate, then the Stop steering point, decide whether the
+// run is over or goes on.
+func (r *run) finalAnswer(text string) (OutcomeKind, error, bool) {
+	switch kind, err, g := r.verify(); g {
+	case gateEnd:
+		return kind, err, true
+	case gateRetry:
+		return "", nil, false
+	}
+	return r.stop(text)
 }
 
 // historyBudget returns the tokens the history may use on the next call:
@@ -256,13 +361,13 @@ func (r *run) historyBudget() int {
 	if w <= 0 {
 		return 0
 	}
-	reserve := r.a.cfg.Params.MaxTokens
+	reserve := r.params.MaxTokens
 	if reserve <= 0 || reserve >= w {
 		reserve = w / 8
 	}
 	// Never 0, which would mean unbounded: when the fixed part alone
 	// overflows, send as little history as possible.
-	return max(w-reserve-r.c.scaled(r.fixedTokens), 1)
+	return max(w-reserve-r.c.scaled(r.fixedTokens+r.planTokens()), 1)
 }
 
 // callModel streams one model call, yielding deltas as they arrive. It
@@ -271,9 +376,9 @@ func (r *run) historyBudget() int {
 // and builder live in the run and are reused from call to call: providers
 // must not keep the request after Stream returns.
 func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
-	r.req = r.a.cfg.Params
+	r.req = *r.params
 	r.req.Model = r.a.cfg.Model
-	r.req.System = r.a.system
+	r.req.System = r.systemWithPlan()
 	r.req.Messages = msgs
 	r.req.Tools = r.specs
 	r.builder = model.Builder{}
@@ -416,7 +521,8 @@ func (r *run) end(kind OutcomeKind, err error) {
 	if r.stopped {
 		return
 	}
-	r.out.Kind, r.out.Steps, r.out.Err = kind, r.step, ""
+	r.sessionEnd(kind)
+	r.out.Kind, r.out.Steps, r.out.Err = kind, r.step, r.outErr
 	if err != nil {
 		r.out.Err = err.Error()
 		if e := r.emit(Event{Type: EventError, Err: r.out.Err}); e != nil {

@@ -29,14 +29,17 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	r.out.ToolCalls += len(states)
 	var stopErr error
 	for i := range states {
-		if stopErr == nil {
+		if _, halted := r.halted(); stopErr == nil && !halted {
 			stopErr = r.admit(&states[i])
 		}
 	}
-	if stopErr == nil {
+	if _, halted := r.halted(); stopErr == nil && !halted {
 		r.execute(states)
 	}
 	stopErr = r.closeTurn(states, stopErr)
+	if err := r.flushPlan(); err != nil && stopErr == nil {
+		stopErr = err
+	}
 	return r.afterTurn(states, text, stopErr)
 }
 
@@ -88,6 +91,9 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 	case stopErr != nil || r.ctx.Err() != nil:
 		kind, err := r.ctxOutcome()
 		return kind, err, true
+	}
+	if kind, ok := r.haltedOutcome(); ok {
+		return kind, nil, true
 	}
 	blocked, repeated := false, false
 	for i := range states {
@@ -142,6 +148,7 @@ func (r *run) admit(st *callState) error {
 		return err
 	}
 	var d Decision
+	var decided *model.ToolCall
 	switch {
 	case st.tool == nil:
 		res := tool.UnknownTool(st.call.Name, r.names)
@@ -155,20 +162,43 @@ func (r *run) admit(st *callState) error {
 		if d, err = r.decide(st, spec); err != nil {
 			return err
 		}
+		if st.updated {
+			decided = &st.call
+		}
 	}
 	d.CallID, d.Tool = st.call.ID, st.call.Name
-	return r.emit(Event{Type: EventToolDecision, Decision: &d})
+	return r.emit(Event{Type: EventToolDecision, Decision: &d, ToolCall: decided})
 }
 
-// decide asks the policy and, for Ask, the approver. It returns an error
-// only when the run was cancelled while an approver was asking.
+// decide consults Steering (PreToolUse), asks the policy and, for Ask, the
+// approver. Arguments a verdict replaced are decided afresh by the policy,
+// and the verdict's permission applies to that decision under the Steering
+// contract (see steerDecision). It returns an error only when the run was
+// cancelled while an approver was asking.
 func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
-	if r.a.cfg.Policy == nil {
-		st.run = true
-		return Decision{Action: policy.Allow.String(), By: byDefault}, nil
+	v := r.preToolUse(st, spec)
+	if reason, halted := r.halted(); halted {
+		return r.deny(st, "the run was halted: "+reason, byHook), nil
 	}
-	pc := policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args}
-	pd := r.safeDecide(pc)
+	r.updateInput(st, v)
+	pd, by := r.policyDecision(st, spec)
+	pd, by = steerDecision(pd, by, v)
+	d, err := r.resolve(st, spec, pd, by)
+	if err == nil && st.updated {
+		d.Reason = joinReason("a hook replaced the arguments", d.Reason)
+		if st.denied {
+			st.result.Content += "\n\n" + updatedNote(st)
+		}
+	}
+	return d, err
+}
+
+// policyDecision asks the policy about st and names who decided.
+func (r *run) policyDecision(st *callState, spec tool.Spec) (policy.Decision, string) {
+	if r.a.cfg.Policy == nil {
+		return policy.Decision{Action: policy.Allow}, byDefault
+	}
+	pd := r.safeDecide(policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args})
 	by := pd.Rule
 	switch {
 	case by == "" && pd.Hard:
@@ -176,6 +206,12 @@ func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
 	case by == "":
 		by = byPolicy
 	}
+	return pd, by
+}
+
+// resolve turns a decision into the Decision to report, asking the
+// approver for an Ask that is not a hard denial.
+func (r *run) resolve(st *callState, spec tool.Spec, pd policy.Decision, by string) (Decision, error) {
 	switch {
 	case pd.Action == policy.Allow:
 		st.run = true
@@ -183,6 +219,7 @@ func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
 	case pd.Action == policy.Ask && !pd.Hard && r.a.cfg.Approver == nil:
 		return r.deny(st, reasonNoApprover, by), nil
 	case pd.Action == policy.Ask && !pd.Hard:
+		pc := policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args}
 		ad, err := r.safeApprove(pc, pd)
 		if err != nil && r.ctx.Err() != nil {
 			return Decision{}, r.ctx.Err()
@@ -201,6 +238,14 @@ func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
 		return r.deny(st, ad.Reason, by), nil
 	}
 	return r.deny(st, pd.Reason, by), nil
+}
+
+// joinReason puts a note in front of a decision's reason.
+func joinReason(note, reason string) string {
+	if reason == "" {
+		return note
+	}
+	return note + "; " + reason
 }
 
 // deny records a denial result for st and returns the decision to report.
@@ -271,6 +316,7 @@ func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 	}
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
 	st.finish = res.Finish
+	r.postToolUse(st) // PostToolUse steering, before the result is journaled
 	if r.a.cfg.Journal != nil {
 		// Journal the result now, not when the whole turn is done: if
 		// rein dies while a sibling call still runs, a resume must find
