@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
@@ -162,7 +163,11 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 
 // build assembles the tools and the system prompt.
 func (h *harness) build(cfg *config.Config) error {
-	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
+	builtin := append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)
+	// The plan tool keeps the model's plan in the session (plan.updated
+	// events, shown as a checklist) and on every request.
+	builtin = append(builtin, agent.PlanTool())
+	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
 	}

@@ -167,6 +167,11 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 		res.Steps = out.Steps
 		res.ToolCalls = out.ToolCalls
 		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
+		if out.Kind == agent.VerificationFailed && out.Err != "" {
+			// The one-line explanation, then the last check's output
+			// (capped by the loop): what a script needs to see why.
+			res.Error = problem + "\n" + r.ex.scrub(out.Err)
+		}
 	}
 	writeJSONLine(r.w, r.ex, res)
 }

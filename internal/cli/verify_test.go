@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,5 +165,81 @@ func TestVerifyProjectAddsNeverRemoves(t *testing.T) {
 	}
 	if strings.Join(names, ",") != verifyCheck+",test -f project-ok" {
 		t.Errorf("checks run = %v, want the user's then the project's", names)
+	}
+}
+
+// TestVerifyGoProject: a real Go module checked with go test. The model
+// breaks Add and claims the tests pass; go test fails twice and the run
+// ends exit 4 with the failing test's output on stderr and in the error.
+func TestVerifyGoProject(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("SKIP: go is not installed: %v", err)
+	}
+	e := newEnv(t)
+	e.writeUserConfig(t, baseConfig+"[verify]\ncommands = [[\"go\", \"test\", \"./...\"]]\ntimeout = \"3m\"\nmax_attempts = 2\n")
+	writeFiles(t, e.workspace, map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+		"calc.go":      "package calc\n\n// Add returns a+b.\nfunc Add(a, b int) int { return a + b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n",
+	})
+	srv := modeltest.NewServer(t,
+		sse(toolBody("e1", "edit_file", `{"path":"calc.go","old_string":"return a + b","new_string":"return a - b"}`)),
+		sse(textBody("Refactored Add. All tests pass.")),
+		sse(textBody("I am confident: all tests pass.")),
+	)
+	res := e.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "-e", srv.URL, "refactor Add")
+	t.Logf("rein run exit %d\n--- stdout ---\n%s--- stderr ---\n%s", res.code, res.stdout, res.stderr)
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4", res.code)
+	}
+	for _, want := range []string{"verify: go test ./... … failed (exit 1)", "Add(2, 3) = -1, want 5", "verification failed"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+}
+
+// TestVerifyJSONErrorCarriesOutput: with --output-format json the error of
+// a verification_failed run holds the last check's output.
+func TestVerifyJSONErrorCarriesOutput(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, baseConfig+"[verify]\ncommands = [\"echo status is $(cat status.txt); grep -q good status.txt\"]\nmax_attempts = 1\n")
+	writeFiles(t, e.workspace, map[string]string{"status.txt": "good\n"})
+	srv := modeltest.NewServer(t, writeStatus("w1", "broken\n"), sse(textBody("Done.")))
+	res := e.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "--output-format", "json", "-e", srv.URL, "break it")
+	if res.code != 4 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	var out struct{ Outcome, Error string }
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, res.stdout)
+	}
+	if out.Outcome != string(agent.VerificationFailed) || !strings.Contains(out.Error, "status is broken") {
+		t.Errorf("json outcome %q error %q; want verification_failed with the check's output", out.Outcome, out.Error)
+	}
+}
+
+// TestChatShowsPlanAndChecks: in chat the model's todo_write plan is shown
+// as a checklist and each check of the gate as it runs.
+func TestChatShowsPlanAndChecks(t *testing.T) {
+	e := newVerifyEnv(t, "max_attempts = 1\n")
+	plan := `{"todos":[{"content":"Break the status","status":"completed"},{"content":"Claim success","activeForm":"Claiming success","status":"in_progress"},{"content":"Go home","status":"pending"}]}`
+	srv := modeltest.NewServer(t,
+		sse(toolBody("p1", "todo_write", plan)),
+		writeStatus("w1", "broken\n"),
+		sse(textBody("Done.")),
+	)
+	res := e.invoke("break it\n").run(t, "chat", "--state-dir", filepath.Join(e.home, "state"), "-e", srv.URL)
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4 (the last turn failed verification)\n%s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"plan:\n  [x] Break the status\n  [>] Claiming success\n  [ ] Go home\n",
+		"verify: " + verifyCheck + " … failed (exit 1)",
+		"verification failed",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("chat stderr lacks %q:\n%s", want, res.stderr)
+		}
 	}
 }
