@@ -54,7 +54,8 @@ func (s RawSection) Decode(v any) error {
 		}
 		// Walking to the key marks keys decoded; the check is done by now.
 		line := s.lineOf(md, prim, k[1:])
-		return s.errorAt(line, "unknown key %q in [%s]", k.String(), k[:len(k)-1].String())
+		return s.errorAt(line, "unknown key %q in [%s]%s", k.String(), k[:len(k)-1].String(),
+			suggest(k[len(k)-1], fieldNames(v, k[1:len(k)-1])))
 	}
 	return nil
 }

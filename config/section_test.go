@@ -87,7 +87,7 @@ alow = ["ls"]
 	}
 	sec := c.Sections("policy")[0]
 	err = sec.Decode(&p)
-	want := fmt.Sprintf(`config: %s:6: unknown key "policy.rules.alow" in [policy.rules]`, path)
+	want := fmt.Sprintf(`config: %s:6: unknown key "policy.rules.alow" in [policy.rules] (did you mean "allow"?)`, path)
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

@@ -69,3 +69,8 @@ func hint(section, name string) string {
 	}
 	return suggest(name, fileKeys(section))
 }
+
+// Suggest returns ` (did you mean "x"?)` for the name of known closest to
+// got, or "" when none is a plausible typo: owners of the deferred tables
+// use it for their own unknown names (a tool, a mode).
+func Suggest(got string, known []string) string { return suggest(got, known) }

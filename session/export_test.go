@@ -29,3 +29,8 @@ func Rebuild(payloads [][]byte) (*Snapshot, error) {
 	}
 	return b.finish(), nil
 }
+
+// QueryInt reads one integer from the store's database, for tests.
+func QueryInt(s *SQLite, query string, dst *int) error {
+	return s.db.QueryRowContext(context.Background(), query).Scan(dst)
+}

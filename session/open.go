@@ -61,6 +61,12 @@ type Config struct {
 	// default: the message event that follows holds the same text, and
 	// deltas would multiply the size of the store.
 	StoreDeltas bool
+	// MaxImageBytes caps one before-image kept for undo (default
+	// DefaultMaxImageBytes); MaxSessionImageBytes caps the images one
+	// session keeps (default DefaultMaxSessionImageBytes). Larger files
+	// are recorded by hash only and cannot be undone.
+	MaxImageBytes        int64
+	MaxSessionImageBytes int64
 	// Now and NewID are determinism seams for tests; nil means the system
 	// clock and random ids.
 	Now   func() time.Time
@@ -106,6 +112,12 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxImageBytes <= 0 {
+		cfg.MaxImageBytes = DefaultMaxImageBytes
+	}
+	if cfg.MaxSessionImageBytes <= 0 {
+		cfg.MaxSessionImageBytes = DefaultMaxSessionImageBytes
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = newID

@@ -37,6 +37,25 @@ var migrations = []string{
 		call_id         TEXT,
 		PRIMARY KEY (session_id, seq)
 	) WITHOUT ROWID;`,
+	// 2: content-addressed before-images of changed files, shared between
+	// sessions, and the tool calls whose changes were undone.
+	`CREATE TABLE blobs (
+		hash TEXT PRIMARY KEY, -- hex SHA-256 of data
+		data BLOB NOT NULL
+	);
+	CREATE TABLE images (
+		session_id TEXT NOT NULL,
+		hash       TEXT NOT NULL,
+		size       INTEGER NOT NULL,
+		PRIMARY KEY (session_id, hash)
+	) WITHOUT ROWID;
+	CREATE INDEX images_hash ON images (hash);
+	CREATE TABLE undone (
+		session_id TEXT NOT NULL,
+		call_key   TEXT NOT NULL,
+		time       INTEGER NOT NULL, -- unix nanoseconds
+		PRIMARY KEY (session_id, call_key)
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the schema version this build writes and understands.

@@ -231,7 +231,10 @@ func (s *SQLite) Fork(ctx context.Context, id string) (string, error) {
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id)
 			SELECT ?, seq, type, time, payload, idempotency_key, call_id FROM events WHERE session_id = ?`, newID, src.ID)
-		return err
+		if err != nil {
+			return err
+		}
+		return forkImages(ctx, tx, src.ID, newID)
 	})
 	if err != nil {
 		return "", describe(s.path, "forking a session", err)
@@ -261,6 +264,9 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, full); err != nil {
+			return err
+		}
+		if err := deleteImages(ctx, tx, full); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, full)

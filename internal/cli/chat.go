@@ -21,7 +21,8 @@ import (
 const chatHelp = `Type a message and press Enter. Commands:
   /help   show this help
   /diff   show the files changed in this session as a unified diff
-  /undo   undo the changes of the last tool call that changed files
+  /undo   undo the changes of the last tool call that changed files, also
+          of an earlier run of the session; /undo N the last N calls
   /compact summarize the conversation so far to free context
   /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
@@ -76,9 +77,6 @@ type chatSession struct {
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
-	// calls maps the idempotency key the journal records with each
-	// change to the tool call that made it, for /undo's report.
-	calls map[string]callRef
 	// interactive is set when stdin is a terminal: prompts and the banner
 	// are shown only then, so piped sessions produce clean output.
 	interactive bool
@@ -202,8 +200,8 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.compact(ctx)
 	case line == "/diff":
 		s.diff()
-	case line == "/undo":
-		s.undo()
+	case line == "/undo" || strings.HasPrefix(line, "/undo ") || strings.HasPrefix(line, "/undo\t"):
+		s.undo(ctx, strings.TrimPrefix(line, "/undo"))
 	case line == "/mcp":
 		s.mcpStatus(ctx)
 	case line == "/prompt" || strings.HasPrefix(line, "/prompt ") || strings.HasPrefix(line, "/prompt\t"):
@@ -237,7 +235,6 @@ func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code i
 			return
 		}
 		out, runErr = drain(s.agent.Run(ctx, s.conv, input), func(ev agent.Event) {
-			s.remember(ev)
 			r.event(ev)
 		})
 	})

@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
-	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/termsafe"
-	"github.com/reinharness/rein/workspace"
 )
 
 // diff is /diff: the session's file changes as one unified diff on
@@ -25,98 +26,58 @@ func (s *chatSession) diff() {
 	io.WriteString(s.app.Stdout, termsafe.Text(s.ex.scrub(d)))
 }
 
-// undo is /undo: it undoes every change of the newest tool call that
-// changed files, reports what it restored, and arranges for the model to
-// be told with the next message, so it does not build on edits that are
-// gone.
-func (s *chatSession) undo() {
+// undo is /undo [N]: it reverts the changes of the newest N (default 1)
+// tool calls of the session that changed files and were not undone yet —
+// from this chat or any earlier run of the session, through the
+// before-images the session store keeps — reports what it restored, and
+// arranges for the model to be told with the next message, so it does not
+// build on edits that are gone.
+func (s *chatSession) undo(ctx context.Context, arg string) {
 	errw := s.app.Stderr
-	last := lastCallChanges(s.ws.Changes())
-	if len(last) == 0 {
+	n, err := undoCount(arg)
+	if err != nil {
+		fmt.Fprintf(errw, "rein: /undo %s\n", termsafe.Line(err.Error()))
+		return
+	}
+	done, err := undoCalls(ctx, s.sr.store, s.sr.ID(), s.ws, n)
+	if errors.Is(err, errNothingToUndo) {
 		fmt.Fprintln(errw, "(nothing to undo: no tool call changed files in this session)")
 		return
 	}
-	n, err := s.ws.UndoCalls(1)
-	if n > 0 {
-		// Undo works newest first: the undone changes are the newest n.
-		lines := describeUndone(last[len(last)-n:])
-		call := s.describeCall(last[0].CallID)
-		fmt.Fprintf(errw, "undid %s of %s:\n", plural(n, "change"), termsafe.Line(s.ex.scrub(call)))
-		for _, l := range lines {
+	var notes []string
+	for _, d := range done {
+		call := d.call.describe()
+		fmt.Fprintf(errw, "undid %s of %s:\n", plural(len(d.call.changes), "change"), termsafe.Line(s.ex.scrub(call)))
+		for _, l := range d.lines {
 			fmt.Fprintf(errw, "  %s\n", termsafe.Line(s.ex.scrub(l)))
 		}
-		s.note = fmt.Sprintf("[Note from rein: the user undid the file changes of %s (%s). Those files are back to their earlier state; read them again before changing them.]",
-			call, strings.Join(lines, "; "))
+		notes = append(notes, fmt.Sprintf("%s (%s)", call, strings.Join(d.lines, "; ")))
+	}
+	if len(notes) > 0 {
+		s.note = fmt.Sprintf("[Note from rein: the user undid the file changes of %s. Those files are back to their earlier state; read them again before changing them.]",
+			strings.Join(notes, " and "))
 	}
 	if err != nil {
 		fmt.Fprintf(errw, "rein: /undo stopped: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
 	}
 }
 
-// callRef names a tool call for messages.
-type callRef struct{ id, name string }
-
-// remember notes which tool call a mutating call's idempotency key
-// belongs to: the journal records changes by that key.
-func (s *chatSession) remember(ev agent.Event) {
-	if ev.Type != agent.EventToolCall || ev.IdempotencyKey == "" || ev.ToolCall == nil {
-		return
+// undoCount parses the N of /undo N and rein undo N: a positive count of
+// tool calls, 1 when absent.
+func undoCount(arg string) (int, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return 1, nil
 	}
-	if s.calls == nil {
-		s.calls = map[string]callRef{}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 1 || n > maxUndoCalls {
+		return 0, fmt.Errorf("takes the number of tool calls to undo, 1 to %d (got %q)", maxUndoCalls, arg)
 	}
-	s.calls[ev.IdempotencyKey] = callRef{id: ev.ToolCall.ID, name: ev.ToolCall.Name}
+	return n, nil
 }
 
-// describeCall names the call that made changes recorded under key.
-func (s *chatSession) describeCall(key string) string {
-	if c, ok := s.calls[key]; ok {
-		return fmt.Sprintf("the %s call %s", c.name, c.id)
-	}
-	return "the last tool call"
-}
-
-// lastCallChanges returns the journal's trailing changes made by the
-// newest call, oldest first.
-func lastCallChanges(changes []workspace.Change) []workspace.Change {
-	if len(changes) == 0 {
-		return nil
-	}
-	id := changes[len(changes)-1].CallID
-	i := len(changes) - 1
-	for i > 0 && changes[i-1].CallID == id {
-		i--
-	}
-	return changes[i:]
-}
-
-// describeUndone says per file what undoing changes (oldest first) did.
-func describeUndone(changes []workspace.Change) []string {
-	type span struct{ before, after workspace.State }
-	byPath := map[string]*span{}
-	var order []string
-	for _, c := range changes {
-		if sp, ok := byPath[c.Path]; ok {
-			sp.after = c.After
-			continue
-		}
-		byPath[c.Path] = &span{c.Before, c.After}
-		order = append(order, c.Path)
-	}
-	out := make([]string, 0, len(order))
-	for _, p := range order {
-		sp := byPath[p]
-		switch {
-		case !sp.before.Exists:
-			out = append(out, "removed "+p+" (the call created it)")
-		case !sp.after.Exists:
-			out = append(out, "restored "+p+" (the call deleted it)")
-		default:
-			out = append(out, "restored "+p)
-		}
-	}
-	return out
-}
+// maxUndoCalls bounds one undo.
+const maxUndoCalls = 10000
 
 // plural formats n and a noun with an English plural.
 func plural(n int, noun string) string {

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
@@ -38,6 +40,10 @@ type harness struct {
 	// there. Both are nil when nobody can be asked.
 	gate    *promptGate
 	console *consoleInteraction
+	// verify is the verification gate, nil when no check is configured
+	// or --no-verify was given; maxVerify its max_attempts.
+	verify    *verifier
+	maxVerify int
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -108,6 +114,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		SandboxNetwork:   sb.allowNetwork(string(engine.Preset())),
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
+		// The session store keeps before-images up to this size for undo
+		// across runs; the journal must hold them until they are stored.
+		JournalFileBytes: session.DefaultMaxImageBytes,
 		Logger:           slog.New(&warningHandler{w: a.Stderr}),
 	})
 	if err != nil {
@@ -117,6 +126,14 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err := h.build(cfg); err != nil {
 		ws.Close()
 		return nil, err
+	}
+	vs, err := loadVerify(cfg)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if !o.flags.noVerify {
+		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
 	}
 	var in mcp.Interaction = mcp.Decline{}
 	if o.lines != nil && o.askServers {
@@ -128,7 +145,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(sb.warnings, h.engine.Warnings()...) {
+	for _, w := range append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.lines != nil && o.flags.approve == approveAsk {
@@ -146,10 +163,19 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 
 // build assembles the tools and the system prompt.
 func (h *harness) build(cfg *config.Config) error {
-	set, err := tool.NewSet(append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)...)
+	builtin := append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)
+	// The plan tool keeps the model's plan in the session (plan.updated
+	// events, shown as a checklist) and on every request.
+	builtin = append(builtin, agent.PlanTool())
+	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
 	}
+	disabled, err := loadDisabledTools(cfg, set.Names())
+	if err != nil {
+		return err
+	}
+	set.Remove(disabled...)
 	h.tools = set
 	h.system = cfg.Agent.SystemPrompt
 	if h.system == "" {

@@ -43,6 +43,8 @@ type commonFlags struct {
 	preset, approve, stateDir string
 	// session chooses the stored session to continue, if any.
 	session sessionFlags
+	// noVerify skips the [verify] checks (the verification gate).
+	noVerify bool
 }
 
 func (f *commonFlags) register(fs *pflag.FlagSet) {
@@ -58,6 +60,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
 	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
+	fs.BoolVar(&f.noVerify, "no-verify", false, "skip the [verify] checks when the model says it is done")
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
 	// The sessions commands may register --state-dir as well; the flag
 	// is shared, and read through stateDirFlag whoever defined it.

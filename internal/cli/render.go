@@ -47,6 +47,8 @@ type textRenderer struct {
 	// denied holds the calls whose denial was shown, so their result
 	// (which repeats the reason) is not shown again.
 	denied map[string]bool
+	// verifyOpen is the check whose "verify: …" line awaits its result.
+	verifyOpen string
 }
 
 // maxToolLine bounds the runes of a tool call's arguments or result shown;
@@ -73,9 +75,16 @@ func (r *textRenderer) event(ev agent.Event) {
 			return
 		}
 		r.endLine()
+		r.closeVerify()
 		fmt.Fprintf(r.err, "→ %s %s\n", termsafe.Line(ev.ToolCall.Name), termsafe.Text(compactLine(r.ex.scrub(compactJSON(ev.ToolCall.Args)))))
 	case agent.EventToolDecision:
 		r.decision(ev.Decision)
+	case agent.EventVerifyStarted:
+		r.verifyStarted(ev.Verify)
+	case agent.EventVerifyResult:
+		r.verifyResult(ev.Verify)
+	case agent.EventPlanUpdated:
+		r.plan(ev.Plan)
 	case agent.EventToolResult:
 		if ev.ToolResult == nil || r.denied[ev.ToolResult.CallID] {
 			return
@@ -116,7 +125,10 @@ func (r *textRenderer) endLine() {
 	}
 }
 
-func (r *textRenderer) finish(_ *agent.Outcome, _ string) { r.endLine() }
+func (r *textRenderer) finish(_ *agent.Outcome, _ string) {
+	r.endLine()
+	r.closeVerify()
+}
 
 // jsonRenderer prints one object when the run ends.
 type jsonRenderer struct {
@@ -155,6 +167,11 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 		res.Steps = out.Steps
 		res.ToolCalls = out.ToolCalls
 		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
+		if out.Kind == agent.VerificationFailed && out.Err != "" {
+			// The one-line explanation, then the last check's output
+			// (capped by the loop): what a script needs to see why.
+			res.Error = problem + "\n" + r.ex.scrub(out.Err)
+		}
 	}
 	writeJSONLine(r.w, r.ex, res)
 }

@@ -75,8 +75,10 @@ type sessionRun struct {
 	workspace string
 	model     string
 	debug     bool
-	tracer    *telemetry.Tracer
-	tracing   *telemetry.Tracing
+	// noEventLog is [telemetry] event_log = false: no JSONL event log.
+	noEventLog bool
+	tracer     *telemetry.Tracer
+	tracing    *telemetry.Tracing
 
 	mu      sync.Mutex
 	id      string
@@ -112,15 +114,26 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 	if dir == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
-	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	ss, err := loadSessionSettings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := loadTelemetrySettings(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range append(ss.warnings, ts.warnings...) {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile), StoreDeltas: ss.storeDeltas})
 	if err != nil {
 		return nil, err
 	}
 	sr := &sessionRun{
 		app: a, store: store, stateDir: dir, workspace: workspace, model: cfg.Model.Model,
-		debug: truthy(a.Getenv(EnvDebug)),
+		debug: truthy(a.Getenv(EnvDebug)), noEventLog: !ts.eventLog,
 	}
-	if err := sr.setupTracing(ctx, cfg); err != nil {
+	if err := sr.setupTracing(ctx, cfg, ts.otlpGetenv(a.Getenv)); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -188,11 +201,15 @@ func (sr *sessionRun) startNew(ctx context.Context) error {
 
 // attach makes conv and its journal current and opens its event log.
 func (sr *sessionRun) attach(conv *agent.Conversation, j session.Journal) error {
-	log, err := telemetry.OpenLog(telemetry.LogConfig{
-		Path:    telemetry.LogPath(sr.stateDir, conv.ID()),
-		Debug:   sr.debug,
-		OnError: sr.logFailed,
-	})
+	var log *telemetry.Log
+	var err error
+	if !sr.noEventLog {
+		log, err = telemetry.OpenLog(telemetry.LogConfig{
+			Path:    telemetry.LogPath(sr.stateDir, conv.ID()),
+			Debug:   sr.debug,
+			OnError: sr.logFailed,
+		})
+	}
 	if err != nil {
 		// The log is telemetry: a run goes on without it.
 		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; the run goes on without an event log\n", oneLine(err.Error()))
@@ -211,8 +228,8 @@ func (sr *sessionRun) logFailed(err error) {
 }
 
 // setupTracing starts the OTLP pipeline when the environment asks for it.
-func (sr *sessionRun) setupTracing(ctx context.Context, cfg *config.Config) error {
-	tr, err := telemetry.SetupOTLP(ctx, sr.app.Getenv, versionString(version, readBuildInfo()))
+func (sr *sessionRun) setupTracing(ctx context.Context, cfg *config.Config, getenv func(string) string) error {
+	tr, err := telemetry.SetupOTLP(ctx, getenv, versionString(version, readBuildInfo()))
 	if err != nil {
 		return err
 	}
@@ -325,7 +342,7 @@ func (sr *sessionRun) watchWorkspace(ws *workspace.Workspace) {
 // changes.
 func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event) {
 	sr.mu.Lock()
-	ws, j, log := sr.ws, sr.journal, sr.log
+	ws, j, log, id := sr.ws, sr.journal, sr.log, sr.id
 	var changes []workspace.Change
 	if ws != nil {
 		changes = ws.ChangesSince(sr.seenSeq)
@@ -335,6 +352,10 @@ func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event)
 	}
 	sr.mu.Unlock()
 	for _, c := range changes {
+		if strings.HasPrefix(c.CallID, undoCallPrefix) {
+			continue // an undo's own writes are recorded as the undo
+		}
+		sr.keepBeforeImage(ctx, id, c)
 		ev := agent.Event{
 			Type: agent.EventFileChange, RunID: result.RunID, Step: result.Step, Time: c.Time,
 			FileChange: &agent.FileChange{
@@ -350,6 +371,19 @@ func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event)
 		if log != nil {
 			log.OnEvent(ctx, ev)
 		}
+	}
+}
+
+// keepBeforeImage stores the content c replaced in the session store, so
+// that `rein undo` and a later chat's /undo can restore it. Contents the
+// workspace journal did not keep (over its per-file cap) cannot be kept
+// here either: undo then refuses the change by name.
+func (sr *sessionRun) keepBeforeImage(ctx context.Context, id string, c workspace.Change) {
+	if !c.Before.Exists || !c.Before.Stored {
+		return
+	}
+	if _, err := sr.store.PutImage(ctx, id, c.Before.Data); err != nil {
+		sr.logFailed(fmt.Errorf("keeping the earlier content of %s for undo: %w", c.Path, err))
 	}
 }
 

@@ -86,6 +86,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ac.Journal = sr
 		ac.Hooks = []agent.Hook{sr}
 	}
+	if h.verify != nil {
+		ac.Verifier, ac.MaxVerifyAttempts = h.verify, h.maxVerify
+		ac.Hooks = append(ac.Hooks, h.verify)
+	}
 	if err := a.wireHooks(cfg, h, sr, &ac); err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/workspace"
+)
+
+// verifyOutputBytes caps the output a check hands back to the model: the
+// first and last 8 KiB, with a marker saying how much was left out, so a
+// test run that prints megabytes still shows how it started and the
+// failures at its end.
+const verifyOutputBytes = 16 << 10
+
+// commandTool is the tool whose calls may change files the workspace's
+// journal cannot see (a command's writes are not journaled).
+const commandTool = "run_command"
+
+// verifier is the verification gate: the configured checks, run in the
+// workspace under its sandbox. It is also an agent.Hook, watching each
+// run for file changes: with on = "changes" a run that changed nothing
+// (no journaled change, no command run) is not verified.
+//
+// It is safe for concurrent use.
+type verifier struct {
+	ws     *workspace.Workspace
+	checks []verifyCheck
+	always bool
+	scrub  func(string) string
+
+	mu sync.Mutex
+	// baseline is the workspace journal's last sequence number when the
+	// current run started; commandRan is set when the run called
+	// run_command.
+	baseline   int64
+	commandRan bool
+}
+
+var (
+	_ agent.Verifier = (*verifier)(nil)
+	_ agent.Hook     = (*verifier)(nil)
+)
+
+// newVerifier returns the gate for s in ws, nil when there are no checks.
+func newVerifier(ws *workspace.Workspace, s verifySettings, scrub func(string) string) *verifier {
+	if len(s.checks) == 0 {
+		return nil
+	}
+	v := &verifier{ws: ws, checks: s.checks, always: s.always, scrub: scrub}
+	v.baseline = lastSeq(ws)
+	return v
+}
+
+func lastSeq(ws *workspace.Workspace) int64 {
+	if cs := ws.Changes(); len(cs) > 0 {
+		return cs[len(cs)-1].Seq
+	}
+	return 0
+}
+
+// OnEvent implements agent.Hook: a run's start resets what it changed.
+func (v *verifier) OnEvent(_ context.Context, ev agent.Event) {
+	switch {
+	case ev.Type == agent.EventSessionStarted:
+		seq := lastSeq(v.ws)
+		v.mu.Lock()
+		v.baseline, v.commandRan = seq, false
+		v.mu.Unlock()
+	case ev.Type == agent.EventToolCall && ev.ToolCall != nil && ev.ToolCall.Name == commandTool:
+		v.mu.Lock()
+		v.commandRan = true
+		v.mu.Unlock()
+	}
+}
+
+// changed reports whether the current run may have changed files.
+func (v *verifier) changed() bool {
+	v.mu.Lock()
+	base, ran := v.baseline, v.commandRan
+	v.mu.Unlock()
+	return ran || len(v.ws.ChangesSince(base)) > 0
+}
+
+// Checks implements agent.Verifier.
+func (v *verifier) Checks(_ context.Context, _ int) []agent.Check {
+	if !v.always && !v.changed() {
+		return nil
+	}
+	out := make([]agent.Check, 0, len(v.checks))
+	for _, c := range v.checks {
+		out = append(out, agent.Check{Name: c.name, Run: func(ctx context.Context) agent.CheckResult { return v.run(ctx, c) }})
+	}
+	return out
+}
+
+// run runs one check. Exec kills the check's whole process group at its
+// timeout; a check killed or unable to start counts as failed with exit
+// code -1.
+func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
+	res, err := v.ws.Exec(ctx, workspace.ExecOptions{Command: c.script, Timeout: c.timeout, MaxOutput: verifyOutputBytes})
+	out := agent.CheckResult{ExitCode: res.ExitCode, Output: v.scrub(res.Output)}
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		out.ExitCode, out.Err = -1, "interrupted"
+	case err != nil:
+		out.ExitCode, out.Err = -1, v.scrub(oneLine(err.Error()))
+	case res.TimedOut:
+		out.ExitCode, out.Err = -1, fmt.Sprintf("timed out after %s", c.timeout)
+	case res.Signal != "":
+		out.ExitCode, out.Err = -1, "killed by "+res.Signal
+	}
+	if res.Warning != "" {
+		out.Output = v.scrub(res.Warning) + "\n" + out.Output
+	}
+	return out
+}

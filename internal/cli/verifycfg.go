@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+)
+
+// Defaults and bounds of the [verify] table.
+const (
+	defaultVerifyTimeout = 10 * time.Minute
+	maxVerifyAttempts    = 20
+	maxVerifyChecks      = 32
+)
+
+// When the verification gate runs ([verify] on).
+const (
+	verifyOnChanges = "changes"
+	verifyOnAlways  = "always"
+)
+
+// verifySection is the [verify] table of a configuration file:
+//
+//	[verify]
+//	commands = [["go", "test", "./..."], ["go", "vet", "./..."], "make lint"]
+//	timeout = "10m"        # per check (default 10m)
+//	on = "changes"         # changes (default) | always
+//	max_attempts = 3       # failed verifications before the run fails
+//
+// A command is an argv array, run as those words exactly, or a string, run
+// as a bash script (bash -c), for pipes and &&. Either way it runs in the
+// workspace under the sandbox, like run_command, but is not put to the
+// policy: it is the user's command, not the model's.
+type verifySection struct {
+	Commands    []any  `toml:"commands"`
+	Timeout     string `toml:"timeout"`
+	On          string `toml:"on"`
+	MaxAttempts *int   `toml:"max_attempts"`
+}
+
+// verifyCheck is one configured check.
+type verifyCheck struct {
+	// name is what is shown: the command line.
+	name string
+	// script is what bash -c runs.
+	script  string
+	timeout time.Duration
+}
+
+// verifySettings is the merged [verify] configuration.
+type verifySettings struct {
+	checks      []verifyCheck
+	always      bool
+	maxAttempts int
+	warnings    []string
+}
+
+// loadVerify merges the [verify] layers. The user's layers (the user
+// file or --config) set the checks, later replacing earlier; a project
+// layer comes with the repository, so it may add checks but never remove
+// the user's, may ask for on = "always" but not relax it, and may lower
+// max_attempts but not raise it. Each layer's timeout applies to that
+// layer's own checks.
+func loadVerify(cfg *config.Config) (verifySettings, error) {
+	out := verifySettings{maxAttempts: agent.DefaultMaxVerifyAttempts}
+	var user, project []verifyCheck
+	for _, sec := range cfg.Sections("verify") {
+		var t verifySection
+		if err := sec.Decode(&t); err != nil {
+			return verifySettings{}, err
+		}
+		timeout := defaultVerifyTimeout
+		if t.Timeout != "" {
+			d, err := time.ParseDuration(t.Timeout)
+			if err != nil || d < time.Second {
+				return verifySettings{}, sec.Errorf([]string{"timeout"}, "verify.timeout %q must be a duration of at least 1s, like \"90s\" or \"10m\"", t.Timeout)
+			}
+			timeout = d
+		}
+		checks, err := parseChecks(sec, t.Commands, timeout)
+		if err != nil {
+			return verifySettings{}, err
+		}
+		switch t.On {
+		case "", verifyOnChanges:
+		case verifyOnAlways:
+			out.always = true
+		default:
+			return verifySettings{}, sec.Errorf([]string{"on"}, "verify.on %q must be %q or %q", t.On, verifyOnChanges, verifyOnAlways)
+		}
+		isProject := sec.Source.Layer == config.LayerProject
+		if t.MaxAttempts != nil {
+			n := *t.MaxAttempts
+			if n < 1 || n > maxVerifyAttempts {
+				return verifySettings{}, sec.Errorf([]string{"max_attempts"}, "verify.max_attempts must be between 1 and %d (got %d)", maxVerifyAttempts, n)
+			}
+			if isProject && n > out.maxAttempts {
+				out.warnings = append(out.warnings, fmt.Sprintf("%s: verify.max_attempts = %d ignored: a project can only lower it (it is %d)", sec.Source.Name, n, out.maxAttempts))
+			} else {
+				out.maxAttempts = n
+			}
+		}
+		if isProject {
+			project = append(project, checks...)
+			continue
+		}
+		if t.Commands != nil {
+			user = checks
+		}
+	}
+	out.checks = user
+	for _, c := range project {
+		if !slices.ContainsFunc(out.checks, func(u verifyCheck) bool { return u.script == c.script }) {
+			out.checks = append(out.checks, c)
+		}
+	}
+	if len(out.checks) > maxVerifyChecks {
+		return verifySettings{}, fmt.Errorf("config: [verify] has %d checks; at most %d are allowed", len(out.checks), maxVerifyChecks)
+	}
+	return out, nil
+}
+
+// parseChecks reads a commands array: each entry an argv array of strings
+// or a bash script string.
+func parseChecks(sec config.RawSection, cmds []any, timeout time.Duration) ([]verifyCheck, error) {
+	var out []verifyCheck
+	for i, c := range cmds {
+		switch c := c.(type) {
+		case string:
+			if strings.TrimSpace(c) == "" {
+				return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] is empty; give a command", i)
+			}
+			out = append(out, verifyCheck{name: c, script: c, timeout: timeout})
+		case []any:
+			argv := make([]string, 0, len(c))
+			for _, w := range c {
+				s, ok := w.(string)
+				if !ok {
+					return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] must hold only strings, like [\"go\", \"test\", \"./...\"]", i)
+				}
+				argv = append(argv, s)
+			}
+			if len(argv) == 0 || argv[0] == "" {
+				return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] is empty; give a command, like [\"go\", \"test\", \"./...\"]", i)
+			}
+			line := shellJoin(argv)
+			out = append(out, verifyCheck{name: line, script: line, timeout: timeout})
+		default:
+			return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] must be an argv array like [\"go\", \"test\", \"./...\"] or a command string", i)
+		}
+	}
+	return out, nil
+}
+
+// shellJoin quotes argv for bash so that it runs as exactly these words:
+// words of safe characters stay bare ("go test ./..."), others are single
+// quoted.
+func shellJoin(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, w := range argv {
+		parts[i] = shellQuote(w)
+		if i == 0 && strings.Contains(w, "=") {
+			// Bare, bash would take NAME=value as an assignment.
+			parts[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%^") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
