@@ -126,8 +126,9 @@ func oracleBodies(t testing.TB) map[string][]byte {
 
 // TestParseMatchesOracle checks that the fast chunk path changes nothing:
 // every recording and hand-written edge case, and every recording with one
-// chunk cut short at every third byte or with such a byte replaced by a structural
-// character, yields the same events and the same error as the oracle.
+// chunk cut short at every third byte or with such a byte replaced by a
+// structural character, yields the same events and the same error as the
+// oracle.
 func TestParseMatchesOracle(t *testing.T) {
 	for name, body := range oracleBodies(t) {
 		if err := matchOracle(body); err != nil {
