@@ -44,6 +44,9 @@ type harness struct {
 	// or --no-verify was given; maxVerify its max_attempts.
 	verify    *verifier
 	maxVerify int
+	// steer runs the configured hooks (set by wireHooks); nil when none
+	// may run.
+	steer agent.Steering
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
