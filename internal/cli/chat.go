@@ -16,6 +16,7 @@ import (
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
 )
@@ -32,8 +33,10 @@ const chatHelp = `Type a message and press Enter. Commands:
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
+  /skills list the installed skills
   /NAME [ARGS]  run a custom command (.rein/commands, .claude/commands or
-          ~/.config/rein/commands; listed below when there are any)
+          ~/.config/rein/commands; listed below when there are any), or
+          activate the skill NAME for ARGS (or for your next message)
 Ctrl-C cancels the answer in progress.`
 
 func (a *App) chatCommand() *cobra.Command {
@@ -79,6 +82,12 @@ type chatSession struct {
 	tools *tool.Set
 	// commands are the custom commands, run as /name args.
 	commands *command.Set
+	// skills are the installed skills, activated with /name [args];
+	// pending is the one activated for the next message, system the
+	// base system prompt the activation adds to.
+	skills  *skill.Catalog
+	pending *skill.Skill
+	system  string
 	// console asks the user MCP servers' questions during turns; nil
 	// without a terminal.
 	console *consoleInteraction
@@ -142,7 +151,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
 		console: h.console, interactive: interactive, steer: h.steer,
 		tools: h.tools, commands: a.loadCommands(wsDir),
+		skills: h.skills, system: h.system,
 	}
+	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
@@ -220,14 +231,18 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.mcpStatus(ctx)
 	case line == "/prompt" || strings.HasPrefix(line, "/prompt ") || strings.HasPrefix(line, "/prompt\t"):
 		return s.promptCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/prompt")))
+	case line == "/skills":
+		fmt.Fprintln(a.Stderr, skillHelp(s.skills))
 	case line == "/usage":
 		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
 	case strings.HasPrefix(line, "/") && s.isCustom(line):
 		return s.customCommand(ctx, line)
+	case strings.HasPrefix(line, "/") && s.isSkill(line):
+		return s.skillCommand(ctx, line)
 	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
 		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands%s\n", termsafe.Line(line), config.Suggest(strings.TrimPrefix(line, "/"), s.commands.Names()))
 	default:
-		return s.turn(ctx, line, nil)
+		return s.turn(ctx, line, s.takePending())
 	}
 	return false, 0
 }
@@ -249,13 +264,13 @@ func (s *chatSession) customCommand(ctx context.Context, line string) (bool, int
 		fmt.Fprintf(s.app.Stderr, "rein: %s\n", termsafe.Line(err.Error()))
 		return false, 0
 	}
-	return s.turn(ctx, prompt, func() agent.RunOptions { return commandOptions(s.app.Stderr, c, s.tools.Names()) })
+	return s.turn(ctx, prompt, func() (agent.RunOptions, error) { return commandOptions(s.app.Stderr, c, s.tools.Names()), nil })
 }
 
 // turn runs one model turn. SIGINT cancels the turn only; SIGTERM or a
 // second interrupt ends the session. opts, when not nil, gives the turn's
 // run options once the MCP tools are refreshed.
-func (s *chatSession) turn(ctx context.Context, input string, opts func() agent.RunOptions) (quit bool, code int) {
+func (s *chatSession) turn(ctx context.Context, input string, opts func() (agent.RunOptions, error)) (quit bool, code int) {
 	a := s.app
 	r := &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
 	var (
@@ -273,7 +288,10 @@ func (s *chatSession) turn(ctx context.Context, input string, opts func() agent.
 		}
 		var ro agent.RunOptions
 		if opts != nil {
-			ro = opts()
+			ro, runErr = opts()
+		}
+		if runErr != nil {
+			return
 		}
 		out, runErr = drain(s.agent.RunWith(ctx, s.conv, input, ro), func(ev agent.Event) {
 			r.event(ev)

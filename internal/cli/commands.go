@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/reinharness/rein/agent"
@@ -28,11 +27,7 @@ var claudeModelAliases = map[string]bool{"haiku": true, "sonnet": true, "opus": 
 // loadCommands discovers the custom commands of the user and of the
 // workspace, printing one warning per problem.
 func (a *App) loadCommands(wsDir string) *command.Set {
-	cfgDir := ""
-	if p := config.UserConfigPath(a.Getenv); p != "" {
-		cfgDir = filepath.Dir(p)
-	}
-	set, warnings := command.Load(command.Dirs(cfgDir, wsDir), builtinChatCommands)
+	set, warnings := command.Load(command.Dirs(a.userConfigDir(), wsDir), builtinChatCommands)
 	for _, w := range warnings {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(oneLine(w)))
 	}

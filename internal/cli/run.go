@@ -15,6 +15,7 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/skill"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin ("rein run -").
@@ -77,6 +78,7 @@ Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 	flags.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "output-format", formatText, "output format: text, json or stream-json")
 	cmd.Flags().StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
+	cmd.Flags().StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
 	return cmd
 }
 
@@ -86,6 +88,8 @@ type runInput struct {
 	prompt  string
 	command string
 	args    []string
+	// skill is activated explicitly for the run (--skill).
+	skill string
 }
 
 // run is `rein run`.
@@ -107,7 +111,18 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	if err != nil {
 		return a.fail(err, nil)
 	}
-	var cmdDef *command.Command
+	var (
+		cmdDef *command.Command
+		sk     *skill.Skill
+	)
+	if in.skill != "" {
+		if in.command != "" {
+			return usagef("--skill and --command cannot be combined: a run takes one")
+		}
+		if sk, err = findSkill(a.discoverSkills(wsDir), in.skill); err != nil {
+			return err
+		}
+	}
 	if in.command != "" {
 		if cmdDef, err = findCommand(a.loadCommands(wsDir), in.command); err != nil {
 			return err
@@ -159,10 +174,15 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		if runErr = h.mcp.refresh(ctx); runErr != nil {
 			return
 		}
+		// After the refresh, so allowed-tools can name MCP tools.
 		var opts agent.RunOptions
-		if cmdDef != nil {
-			// After the refresh, so allowed-tools can name MCP tools.
+		switch {
+		case cmdDef != nil:
 			opts = commandOptions(a.Stderr, cmdDef, h.tools.Names())
+		case sk != nil:
+			if opts, runErr = skillOptions(a.Stderr, sk, h.system, h.tools.Names()); runErr != nil {
+				return
+			}
 		}
 		out, runErr = drain(ag.RunWith(ctx, conv, input, opts), r.event)
 	})
