@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
 )
 
 // Internal stop causes. They never reach the caller as such: errStopped
@@ -49,6 +50,27 @@ type RunOptions struct {
 	// ignored, as in Config.Params). It is read, never modified, and must
 	// not be modified while the run lasts.
 	Params *model.Request
+	// Model, when not empty, replaces Config.Model for this run (a
+	// custom command's model: front matter).
+	Model string
+
+	// AllowedTools, when not nil, narrows the run to the tools of
+	// Config.Tools it names: only they are offered to the model, and a
+	// call of any other tool is denied with a reason naming Restriction,
+	// without reaching Steering or the policy. Names the Set lacks are
+	// ignored; an empty, non-nil list offers no tools. It only narrows:
+	// every call of an allowed tool is still decided by Steering, the
+	// policy and the approver as in any run.
+	AllowedTools []string
+	// Narrow, when not nil, decides every call of an allowed tool beside
+	// Config.Policy and the stricter decision wins, so it can deny or ask
+	// but never lift what the policy decided (an Allow from it changes
+	// nothing). A command's Bash(git status:*) patterns are one.
+	Narrow policy.Decider
+	// Restriction names what narrowed the run in the reasons the model
+	// sees, e.g. "the command's allowed-tools"; default "this run's
+	// allowed tools".
+	Restriction string
 }
 
 // RunWith is Run with per-run overrides. Concurrent runs on different
@@ -79,6 +101,10 @@ type run struct {
 	// RunOptions' overrides.
 	system string
 	params *model.Request
+	// model is the model name this run sends.
+	model string
+	// narrowing is the run's RunOptions.AllowedTools restriction.
+	narrowing
 
 	// The tool set is read once per run, so tools added to the Set (an
 	// MCP server connecting) show up on the next run.
@@ -136,8 +162,13 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 	if opts.Params != nil {
 		r.params = opts.Params
 	}
+	r.model = a.cfg.Model
+	if opts.Model != "" {
+		r.model = opts.Model
+	}
+	r.narrowing = newNarrowing(opts)
 	r.fixedTokens = EstimateTextTokens(len(r.system))
-	specs := a.cfg.Tools.Specs() // a nil Set is empty
+	specs := r.offered(a.cfg.Tools.Specs()) // a nil Set is empty
 	if len(specs) > 0 {
 		r.specs = make([]model.ToolSpec, len(specs))
 		r.names = make([]string, len(specs))
@@ -379,7 +410,7 @@ func (r *run) historyBudget() int {
 // must not keep the request after Stream returns.
 func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
 	r.req = *r.params
-	r.req.Model = r.a.cfg.Model
+	r.req.Model = r.model
 	r.req.System = r.systemWithPlan()
 	r.req.Messages = msgs
 	r.req.Tools = r.specs

@@ -154,6 +154,8 @@ func (r *run) admit(st *callState) error {
 		res := tool.UnknownTool(st.call.Name, r.names)
 		st.result = errorResult(st, res.Content)
 		d = Decision{Action: policy.Deny.String(), Reason: "unknown tool", By: byHarness}
+	case !r.permits(st.call.Name):
+		d = r.deny(st, r.notAllowedReason(st.call.Name), byRestriction)
 	case st.problem != "":
 		st.result = errorResult(st, st.problem)
 		d = Decision{Action: policy.Deny.String(), Reason: "unusable arguments", By: byHarness}
@@ -195,10 +197,11 @@ func (r *run) decide(st *callState, spec tool.Spec) (Decision, error) {
 
 // policyDecision asks the policy about st and names who decided.
 func (r *run) policyDecision(st *callState, spec tool.Spec) (policy.Decision, string) {
+	c := policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args}
 	if r.a.cfg.Policy == nil {
-		return policy.Decision{Action: policy.Allow}, byDefault
+		return r.narrowDecision(c, policy.Decision{Action: policy.Allow}, byDefault)
 	}
-	pd := r.safeDecide(policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args})
+	pd := r.safeDecide(c)
 	by := pd.Rule
 	switch {
 	case by == "" && pd.Hard:
@@ -206,7 +209,7 @@ func (r *run) policyDecision(st *callState, spec tool.Spec) (policy.Decision, st
 	case by == "":
 		by = byPolicy
 	}
-	return pd, by
+	return r.narrowDecision(c, pd, by)
 }
 
 // resolve turns a decision into the Decision to report, asking the

@@ -11,10 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/skill"
+	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
 )
 
@@ -30,6 +33,10 @@ const chatHelp = `Type a message and press Enter. Commands:
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
+  /skills list the installed skills
+  /NAME [ARGS]  run a custom command (.rein/commands, .claude/commands or
+          ~/.config/rein/commands; listed below when there are any), or
+          activate the skill NAME for ARGS (or for your next message)
 Ctrl-C cancels the answer in progress.`
 
 func (a *App) chatCommand() *cobra.Command {
@@ -71,6 +78,16 @@ type chatSession struct {
 	summarize *memory.Summarize
 	// mcp adds MCP tools of servers that came up since the last turn.
 	mcp *mcpTools
+	// tools is the agent's tool set (custom commands narrow it).
+	tools *tool.Set
+	// commands are the custom commands, run as /name args.
+	commands *command.Set
+	// skills are the installed skills, activated with /name [args];
+	// pending is the one activated for the next message, system the
+	// base system prompt the activation adds to.
+	skills  *skill.Catalog
+	pending *skill.Skill
+	system  string
 	// console asks the user MCP servers' questions during turns; nil
 	// without a terminal.
 	console *consoleInteraction
@@ -133,7 +150,10 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
 		console: h.console, interactive: interactive, steer: h.steer,
+		tools: h.tools, commands: a.loadCommands(wsDir),
+		skills: h.skills, system: h.system,
 	}
+	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
@@ -196,6 +216,9 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		return true, s.status
 	case line == "/help":
 		fmt.Fprintln(a.Stderr, chatHelp)
+		if help := commandHelp(s.commands); help != "" {
+			fmt.Fprintln(a.Stderr, help)
+		}
 	case line == "/clear":
 		s.clear(ctx)
 	case line == "/compact":
@@ -208,19 +231,46 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.mcpStatus(ctx)
 	case line == "/prompt" || strings.HasPrefix(line, "/prompt ") || strings.HasPrefix(line, "/prompt\t"):
 		return s.promptCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/prompt")))
+	case line == "/skills":
+		fmt.Fprintln(a.Stderr, skillHelp(s.skills))
 	case line == "/usage":
 		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
+	case strings.HasPrefix(line, "/") && s.isCustom(line):
+		return s.customCommand(ctx, line)
+	case strings.HasPrefix(line, "/") && s.isSkill(line):
+		return s.skillCommand(ctx, line)
 	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
-		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands\n", line)
+		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands%s\n", termsafe.Line(line), config.Suggest(strings.TrimPrefix(line, "/"), s.commands.Names()))
 	default:
-		return s.turn(ctx, line)
+		return s.turn(ctx, line, s.takePending())
 	}
 	return false, 0
 }
 
+// isCustom reports whether line invokes a custom command.
+func (s *chatSession) isCustom(line string) bool {
+	name, _ := splitSlash(line)
+	_, ok := s.commands.Get(name)
+	return ok
+}
+
+// customCommand runs /name args: the command's expanded body is the
+// turn's message, its allowed-tools narrow the turn's tools.
+func (s *chatSession) customCommand(ctx context.Context, line string) (bool, int) {
+	name, args := splitSlash(line)
+	c, _ := s.commands.Get(name)
+	prompt, err := expandCommand(s.app.Stderr, c, args)
+	if err != nil {
+		fmt.Fprintf(s.app.Stderr, "rein: %s\n", termsafe.Line(err.Error()))
+		return false, 0
+	}
+	return s.turn(ctx, prompt, func() (agent.RunOptions, error) { return commandOptions(s.app.Stderr, c, s.tools.Names()), nil })
+}
+
 // turn runs one model turn. SIGINT cancels the turn only; SIGTERM or a
-// second interrupt ends the session.
-func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code int) {
+// second interrupt ends the session. opts, when not nil, gives the turn's
+// run options once the MCP tools are refreshed.
+func (s *chatSession) turn(ctx context.Context, input string, opts func() (agent.RunOptions, error)) (quit bool, code int) {
 	a := s.app
 	r := &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
 	var (
@@ -236,7 +286,14 @@ func (s *chatSession) turn(ctx context.Context, input string) (quit bool, code i
 		if runErr = s.mcp.refresh(ctx); runErr != nil {
 			return
 		}
-		out, runErr = drain(s.agent.Run(ctx, s.conv, input), func(ev agent.Event) {
+		var ro agent.RunOptions
+		if opts != nil {
+			ro, runErr = opts()
+		}
+		if runErr != nil {
+			return
+		}
+		out, runErr = drain(s.agent.RunWith(ctx, s.conv, input, ro), func(ev agent.Event) {
 			r.event(ev)
 		})
 	})

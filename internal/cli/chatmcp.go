@@ -93,7 +93,7 @@ func (s *chatSession) promptCommand(ctx context.Context, rest string) (quit bool
 		return false, 0
 	}
 	fmt.Fprintf(w, "(sending the prompt %s of %s as your message)\n", termText(name, 100), termText(server, 60))
-	return s.turn(ctx, text)
+	return s.turn(ctx, text, nil)
 }
 
 // parsePromptCommand splits "/prompt SERVER NAME {json}" after the

@@ -14,9 +14,11 @@ import (
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/session"
+	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
+	toolsfs "github.com/reinharness/rein/tools/fs"
 	"github.com/reinharness/rein/workspace"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
@@ -47,6 +49,9 @@ type harness struct {
 	// steer runs the configured hooks (set by wireHooks); nil when none
 	// may run.
 	steer agent.Steering
+	// skills are the discovered skills: disclosed in the system prompt,
+	// loaded with the skill tool, read through skill:// paths.
+	skills *skill.Catalog
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -125,7 +130,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws, engine: engine}
+	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace)}
+	a.warnSkills(h.skills)
 	if err := h.build(cfg); err != nil {
 		ws.Close()
 		return nil, err
@@ -166,7 +172,13 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 
 // build assembles the tools and the system prompt.
 func (h *harness) build(cfg *config.Config) error {
-	builtin := append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)
+	// Skills' files are read-only under skill://NAME/PATH, each confined
+	// to its skill's folder.
+	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
+	builtin := append(tools.Coding(h.ws, topts), basic.Tools()...)
+	if len(h.skills.Names()) > 0 {
+		builtin = append(builtin, skill.NewTool(h.skills, skill.ToolOptions{}))
+	}
 	// The plan tool keeps the model's plan in the session (plan.updated
 	// events, shown as a checklist) and on every request.
 	builtin = append(builtin, agent.PlanTool())
@@ -185,6 +197,12 @@ func (h *harness) build(cfg *config.Config) error {
 		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
 	}
 	h.system = withProjectInstructions(h.system, cfg)
+	if _, ok := set.Get(skill.ToolName); ok {
+		// Only names and descriptions, capped; the skill tool gives the rest.
+		if sec := skill.PromptSection(h.skills.Skills(), cfg.Model.ContextWindow); sec != "" {
+			h.system += "\n\n" + strings.TrimRight(sec, "\n")
+		}
+	}
 	return nil
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/skill"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin ("rein run -").
@@ -23,9 +25,10 @@ func (a *App) runCommand() *cobra.Command {
 	var (
 		flags  commonFlags
 		format string
+		in     runInput
 	)
 	cmd := &cobra.Command{
-		Use:   "run [flags] PROMPT",
+		Use:   "run [flags] PROMPT | --command NAME [ARGS...]",
 		Short: "Run one task headless and exit (PROMPT - reads stdin)",
 		Long: `Run one task to completion without interaction and exit.
 
@@ -42,10 +45,17 @@ read-only|editor|full) and [policy] rules decide each call; calls the policy
 asks about are put to you on a terminal, denied without one (--approve never)
 or allowed (--approve auto). Hard denials are never lifted.
 
+With --command NAME the prompt is the custom command NAME (a markdown file of
+~/.config/rein/commands, .rein/commands or .claude/commands, as Claude Code
+writes them) with ARGS filled in for $ARGUMENTS and $1…$9; its allowed-tools
+narrow the tools of the run, never widen them.
+
 Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 4 blocked, 130 interrupted.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
+			case in.command != "":
+				return nil // the arguments are the command's
 			case len(args) == 1:
 				return nil
 			case len(args) == 0 && flags.session.resuming():
@@ -56,26 +66,41 @@ Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 			return usagef("expected one PROMPT argument, got %d: quote the prompt, e.g. rein run \"what is 2+2\"", len(args))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prompt := ""
-			if len(args) == 1 {
-				prompt = args[0]
+			switch {
+			case in.command != "":
+				in.args = args
+			case len(args) == 1:
+				in.prompt = args[0]
 			}
-			return a.run(cmd.Context(), &flags, format, prompt)
+			return a.run(cmd.Context(), &flags, format, in)
 		},
 	}
 	flags.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "output-format", formatText, "output format: text, json or stream-json")
+	cmd.Flags().StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
+	cmd.Flags().StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
 	return cmd
 }
 
+// runInput is what `rein run` was asked to do: a prompt, or a custom
+// command with its arguments.
+type runInput struct {
+	prompt  string
+	command string
+	args    []string
+	// skill is activated explicitly for the run (--skill).
+	skill string
+}
+
 // run is `rein run`.
-func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string) error {
+func (a *App) run(ctx context.Context, flags *commonFlags, format string, in runInput) error {
 	if err := validateFormat(format); err != nil {
 		return err
 	}
 	if err := flags.validate(); err != nil {
 		return err
 	}
+	prompt := in.prompt
 	if prompt != "" {
 		var err error
 		if prompt, err = a.readPrompt(prompt); err != nil {
@@ -85,6 +110,26 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 	cfg, wsDir, err := a.load(flags)
 	if err != nil {
 		return a.fail(err, nil)
+	}
+	var (
+		cmdDef *command.Command
+		sk     *skill.Skill
+	)
+	if in.skill != "" {
+		if in.command != "" {
+			return usagef("--skill and --command cannot be combined: a run takes one")
+		}
+		if sk, err = findSkill(a.discoverSkills(wsDir), in.skill); err != nil {
+			return err
+		}
+	}
+	if in.command != "" {
+		if cmdDef, err = findCommand(a.loadCommands(wsDir), in.command); err != nil {
+			return err
+		}
+		if prompt, err = expandCommand(a.Stderr, cmdDef, command.JoinArgs(in.args)); err != nil {
+			return err
+		}
 	}
 	a.serialOutput()
 	ex := newExplainer(cfg.Model)
@@ -129,7 +174,17 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 		if runErr = h.mcp.refresh(ctx); runErr != nil {
 			return
 		}
-		out, runErr = drain(ag.Run(ctx, conv, input), r.event)
+		// After the refresh, so allowed-tools can name MCP tools.
+		var opts agent.RunOptions
+		switch {
+		case cmdDef != nil:
+			opts = commandOptions(a.Stderr, cmdDef, h.tools.Names())
+		case sk != nil:
+			if opts, runErr = skillOptions(a.Stderr, sk, h.system, h.tools.Names()); runErr != nil {
+				return
+			}
+		}
+		out, runErr = drain(ag.RunWith(ctx, conv, input, opts), r.event)
 	})
 	// Notifications that straggle in after the run are dropped: the
 	// output has ended.

@@ -29,6 +29,9 @@ func EditFile(ws *workspace.Workspace, opts Options) tool.Tool {
 		"and occur exactly once, unless replace_all is true; include enough surrounding lines to make it unique. " +
 		"If it is not found, the closest lines in the file are shown. Returns a diff of the change."
 	return tool.Func("edit_file", desc, func(ctx context.Context, a EditFileArgs) (string, error) {
+		if err := opts.refuseMounted(a.Path); err != nil {
+			return "", err
+		}
 		return editFile(ctx, ws, a)
 	},
 		tool.WithAnnotations(mutating("Edit file", false)),

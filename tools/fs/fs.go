@@ -9,6 +9,9 @@ package fs
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -48,6 +51,38 @@ type Options struct {
 	// WalkEntries bounds how many entries one grep, glob or list_dir may
 	// visit (DefaultWalkEntries), so a huge tree cannot stall a turn.
 	WalkEntries int
+	// Mounts serve read-only files from outside the workspace under a
+	// path prefix (rein's skill:// files): read_file reads a path with a
+	// mount's prefix through the mount, never the workspace, and
+	// write_file and edit_file refuse such paths.
+	Mounts []Mount
+}
+
+// Mount is a read-only tree read_file serves under Prefix.
+type Mount struct {
+	// Prefix starts every path of the mount ("skill://").
+	Prefix string
+	// Open opens path (with its prefix) for reading. It must confine the
+	// path itself: the workspace's confinement does not apply.
+	Open func(path string) (*os.File, error)
+}
+
+// mountOf returns the mount serving path, or nil.
+func (o Options) mountOf(path string) *Mount {
+	for i := range o.Mounts {
+		if strings.HasPrefix(path, o.Mounts[i].Prefix) {
+			return &o.Mounts[i]
+		}
+	}
+	return nil
+}
+
+// refuseMounted is the error of a write tool given a mounted path.
+func (o Options) refuseMounted(path string) error {
+	if m := o.mountOf(path); m != nil {
+		return fmt.Errorf("%s is read-only: files under %s cannot be changed", path, m.Prefix)
+	}
+	return nil
 }
 
 func (o Options) withDefaults() Options {

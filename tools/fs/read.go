@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"os"
 	"strings"
 
 	"github.com/reinharness/rein/tool"
@@ -47,7 +48,13 @@ func readFile(ws *workspace.Workspace, opts Options, a ReadFileArgs) (string, er
 	if limit == 0 {
 		limit = opts.ReadLines
 	}
-	f, err := ws.OpenFile(a.Path)
+	var f *os.File
+	var err error
+	if m := opts.mountOf(a.Path); m != nil {
+		f, err = m.Open(a.Path)
+	} else {
+		f, err = ws.OpenFile(a.Path)
+	}
 	if err != nil {
 		if errors.Is(err, iofs.ErrNotExist) {
 			return "", fmt.Errorf("%s does not exist; use list_dir or glob to find the right path", a.Path)

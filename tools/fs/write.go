@@ -26,6 +26,9 @@ func WriteFile(ws *workspace.Workspace, opts Options) tool.Tool {
 		if a.Path == "" {
 			return "", errors.New("path is required")
 		}
+		if err := opts.refuseMounted(a.Path); err != nil {
+			return "", err
+		}
 		c, err := ws.WriteFile(changeCtx(ctx), a.Path, []byte(a.Content))
 		if err != nil {
 			return "", err
