@@ -78,7 +78,8 @@ type TaskConfig struct {
 	// MaxTreeSteps caps the model calls of the whole tree — the root run
 	// and every sub-agent at any depth — when the root run's Agent offers
 	// this tool (0 means DefaultMaxTreeSteps). Past it every run of the
-	// tree stops StepLimit, and task calls are refused.
+	// tree stops StepLimit, and task calls are refused. A root run that
+	// has started no sub-agent is bounded by its own MaxSteps only.
 	MaxTreeSteps int
 	// MaxSteps caps each sub-agent's model calls unless its definition
 	// says otherwise (0 means DefaultSubagentSteps).

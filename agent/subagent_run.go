@@ -48,6 +48,7 @@ func (t *taskTool) call(ctx context.Context, in taskArgs) (*tool.Result, error) 
 	callID := tool.CallID(ctx)
 	link := &treeLink{tree: tree, parent: parent, depth: depth, parentCallID: callID, agentName: name,
 		path: joinPath(parent.link.path, TaskToolName+":"+callID+"/"+name)}
+	tree.started.Add(1)
 	conv := NewConversation(parent.c.id)
 	out, _ := child.RunToEnd(withLink(ctx, link), conv, in.Prompt)
 	if out != nil {

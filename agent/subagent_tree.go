@@ -23,6 +23,9 @@ type agentTree struct {
 	// its cap (0: none), fixed when the root run starts.
 	steps atomic.Int64
 	limit int64
+	// started counts the sub-agents started: until the first, the root
+	// is bounded by its own MaxSteps only.
+	started atomic.Int64
 	// root is the root run: its journal and hooks record the whole tree.
 	root *run
 	// hookMu serialises the root's hooks for events of sub-agents, which
@@ -93,7 +96,7 @@ func linkRun(r *run, ctx context.Context) {
 // the reason the tree is out of it.
 func (r *run) treeLimitReached() (string, bool) {
 	t := r.link.tree
-	if t.spend() {
+	if t.spend() || (r.link.parent == nil && t.started.Load() == 0) {
 		return "", false
 	}
 	return fmt.Sprintf("the agent tree reached its shared limit of %s (max_tree_steps)", plural(int(t.limit), "model call")), true

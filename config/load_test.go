@@ -71,7 +71,8 @@ func TestLoadDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, c.Model); diff != "" {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}
-	wantAgent := config.AgentConfig{MaxSteps: 50, MaxParallelTools: 4, ToolTimeout: 2 * time.Minute, MaxResultBytes: 65536}
+	wantAgent := config.AgentConfig{MaxSteps: 50, MaxParallelTools: 4, ToolTimeout: 2 * time.Minute, MaxResultBytes: 65536,
+		MaxSubagentDepth: 3, MaxTreeSteps: 50}
 	if diff := cmp.Diff(wantAgent, c.Agent); diff != "" {
 		t.Errorf("agent (-want +got):\n%s", diff)
 	}

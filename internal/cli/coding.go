@@ -44,6 +44,11 @@ type harness struct {
 	// or --no-verify was given; maxVerify its max_attempts.
 	verify    *verifier
 	maxVerify int
+	// agents are the custom agents the task tool offers, agentWarnings
+	// the files skipped or shadowed; children shows sub-agents' events.
+	agents        []agentDef
+	agentWarnings []string
+	children      *childEvents
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -123,7 +128,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	h := &harness{ws: ws, engine: engine}
-	if err := h.build(cfg); err != nil {
+	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -145,7 +150,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...) {
+	for _, w := range append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.lines != nil && o.flags.approve == approveAsk {
@@ -162,7 +167,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools and the system prompt.
-func (h *harness) build(cfg *config.Config) error {
+func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 	builtin := append(tools.Coding(h.ws, tools.Options{}), basic.Tools()...)
 	// The plan tool keeps the model's plan in the session (plan.updated
 	// events, shown as a checklist) and on every request.
@@ -170,6 +175,9 @@ func (h *harness) build(cfg *config.Config) error {
 	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
+	}
+	if err := h.addTaskTool(cfg, getenv, set); err != nil {
+		return err
 	}
 	disabled, err := loadDisabledTools(cfg, set.Names())
 	if err != nil {

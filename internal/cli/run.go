@@ -116,6 +116,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format, prompt string
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	h.children.render(r.event)
 	progressOut := a.Stderr
 	if format == formatStreamJSON {
 		progressOut = a.Stdout
