@@ -70,7 +70,7 @@ func childSummary(calls []ChildCall) string {
 			fmt.Fprintf(&b, "\n- … and %d more", len(calls)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n- %s %s: ", c.Call.Name, clipText(string(c.Call.Args), 200))
+		fmt.Fprintf(&b, "\n- %s %s: ", c.Call.Name, clipText(htmlUnescaper.Replace(string(c.Call.Args)), 200))
 		switch {
 		case c.Result == nil:
 			b.WriteString("interrupted, may have run partly")
@@ -82,6 +82,10 @@ func childSummary(calls []ChildCall) string {
 	}
 	return b.String()
 }
+
+// htmlUnescaper undoes encoding/json's HTML escaping of stored arguments,
+// so the model reads `a >> b` as it wrote it.
+var htmlUnescaper = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
 
 // clipText shortens s to one line of at most n bytes.
 func clipText(s string, n int) string {
