@@ -413,3 +413,31 @@ func TestTaskDescriptionCapped(t *testing.T) {
 		t.Errorf("description of %d bytes: %.300s…", len(spec.Description), spec.Description)
 	}
 }
+
+// TestTreeLimitSparesALoneRoot: a root that starts no sub-agent is bounded
+// by its own MaxSteps, not by the tree's limit; once the tree's budget is
+// spent a task call is refused.
+func TestTreeLimitSparesALoneRoot(t *testing.T) {
+	p := &routed{fn: func(req *model.Request) modeltest.Turn {
+		n := turnOf(req)
+		if n < 7 {
+			return modeltest.ToolCalls(call(fmt.Sprintf("l%d", n), "look", fmt.Sprintf(`{"n":%d}`, n)))
+		}
+		if n == 7 {
+			return modeltest.ToolCalls(taskCall("t1", "", "late"))
+		}
+		return modeltest.Text(lastResults(req)[0].Content)
+	}}
+	look := readTool("look", func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult(string(args)), nil
+	})
+	look.spec.InputSchema = json.RawMessage(`{"type":"object"}`)
+	a := mustAgent(t, Config{Provider: p, MaxSteps: 20, Tools: mustSet(t, look, mustTask(t, TaskConfig{MaxTreeSteps: 5}))})
+	out, err := a.RunToEnd(context.Background(), NewConversation("s"), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != Complete || !strings.Contains(out.Text, "no sub-agent can start") || out.Steps != 9 {
+		t.Errorf("outcome %s after %d steps: %q; want complete after 9 with the refused task call", out.Kind, out.Steps, out.Text)
+	}
+}

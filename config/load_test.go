@@ -319,6 +319,29 @@ max_parallel_tools = 16
 	}
 }
 
+// TestSubagentLimitsOnlyLower: a project may lower the sub-agent limits
+// (depth 0 disables sub-agents), never raise them, and no layer sets a
+// depth past the design's 3.
+func TestSubagentLimitsOnlyLower(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.userFile(), "[agent]\nmax_tree_steps = 40\n")
+	write(t, f.projectFile(), "[agent]\nmax_subagent_depth = 0\nmax_tree_steps = 400\n")
+	c, err := f.load(config.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.MaxSubagentDepth != 0 || c.Agent.MaxTreeSteps != 40 {
+		t.Errorf("depth %d, tree steps %d; want the project's 0 and the user's 40", c.Agent.MaxSubagentDepth, c.Agent.MaxTreeSteps)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "agent.max_tree_steps = 400 ignored") {
+		t.Errorf("warnings %q; want the raised tree limit ignored", c.Warnings)
+	}
+	write(t, f.userFile(), "[agent]\nmax_subagent_depth = 4\n")
+	if _, err := f.load(config.Settings{}); err == nil || !strings.Contains(err.Error(), "max_subagent_depth") {
+		t.Errorf("depth 4 in the user's file: %v; want an error", err)
+	}
+}
+
 func TestFileErrors(t *testing.T) {
 	tests := []struct {
 		name, content, want string // want has FILE for the path
