@@ -162,7 +162,7 @@ func TestTaskTreeLimit(t *testing.T) {
 	p := &routed{fn: func(req *model.Request) modeltest.Turn {
 		if who(req) == "root" {
 			if turnOf(req) == 0 {
-				return modeltest.ToolCalls(taskCall("a", "", "loop"), taskCall("b", "", "loop"), taskCall("c", "", "loop"))
+				return modeltest.ToolCalls(taskCall("a", "", "loop 1"), taskCall("b", "", "loop 2"), taskCall("c", "", "loop 3"))
 			}
 			return modeltest.Text("done")
 		}
