@@ -3,12 +3,9 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"github.com/reinharness/rein/internal/statefile"
 	"slices"
 	"sort"
 	"strings"
@@ -182,26 +179,7 @@ type trustRecord struct {
 
 func (t *TrustStore) save(f trustFile) error {
 	sort.Strings(f.Trusted)
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
-		return fmt.Errorf("mcp: recording trusted servers: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(t.path), ".trusted-*")
-	if err != nil {
-		return fmt.Errorf("mcp: recording trusted servers: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("mcp: recording trusted servers: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("mcp: recording trusted servers: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), t.path); err != nil {
+	if err := statefile.WriteJSON(t.path, f); err != nil {
 		return fmt.Errorf("mcp: recording trusted servers: %w", err)
 	}
 	return nil
@@ -210,15 +188,10 @@ func (t *TrustStore) save(f trustFile) error {
 // load reads the store; a missing file is an empty store.
 func (t *TrustStore) load() (trustFile, error) {
 	f := trustFile{Servers: map[string]trustRecord{}}
-	data, err := os.ReadFile(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
-	}
-	if err != nil {
-		return trustFile{}, fmt.Errorf("mcp: reading %s: %w", t.path, err)
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
+	if _, err := statefile.ReadJSON(t.path, &f); errors.Is(err, statefile.ErrCorrupt) {
 		return trustFile{}, fmt.Errorf("mcp: %s is not a trust store (%v); move it aside and trust the servers again", t.path, err)
+	} else if err != nil {
+		return trustFile{}, fmt.Errorf("mcp: reading %s: %w", t.path, err)
 	}
 	if f.Servers == nil {
 		f.Servers = map[string]trustRecord{}

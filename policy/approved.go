@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/internal/statefile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,41 +115,11 @@ func (s *FileApprovedStore) Approve(workspace, fingerprint, rule string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrApprovedStore, err)
 	}
-	if err := writeFileAtomic(s.path, append(data, '\n'), 0o600); err != nil {
+	if err := statefile.WriteAtomic(s.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("%w: %v", ErrApprovedStore, err)
 	}
 	s.set[[2]string{ws, fingerprint}] = true
 	return nil
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a
-// crash leaves the old file or the new one, never half of either.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // MemoryApprovedStore keeps approvals in memory, for tests and for runs

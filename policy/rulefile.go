@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/internal/statefile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func AppendRules(path string, tools []ToolRule, commands []CommandRule, comment 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return snippet, fmt.Errorf("policy: cannot create %s: %v", filepath.Dir(path), err)
 	}
-	if err := writeFileAtomic(path, []byte(text), mode); err != nil {
+	if err := statefile.WriteAtomic(path, []byte(text), mode); err != nil {
 		return snippet, fmt.Errorf("policy: cannot write %s: %v", path, err)
 	}
 	return snippet, nil

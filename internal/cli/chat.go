@@ -74,6 +74,8 @@ type chatSession struct {
 	// console asks the user MCP servers' questions during turns; nil
 	// without a terminal.
 	console *consoleInteraction
+	// steer runs the hooks; /compact tells them (PreCompact, "manual").
+	steer agent.Steering
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
@@ -130,7 +132,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
-		console: h.console, interactive: interactive,
+		console: h.console, interactive: interactive, steer: h.steer,
 	}
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if s.interactive {
@@ -328,6 +330,17 @@ func (s *chatSession) compact(ctx context.Context) {
 	if s.summarize == nil {
 		fmt.Fprintln(s.app.Stderr, `rein: /compact needs the summarize context strategy: set [context] strategy = "summarize" in the config`)
 		return
+	}
+	if s.steer != nil {
+		v := s.steer.Steer(ctx, agent.SteerPoint{Event: agent.SteerPreCompact, SessionID: s.conv.ID(), Source: "manual"})
+		if v.Halt || v.Block {
+			reason := v.HaltReason
+			if reason == "" {
+				reason = v.Reason
+			}
+			fmt.Fprintf(s.app.Stderr, "(compaction stopped by a PreCompact hook: %s)\n", termsafe.Line(s.ex.scrub(oneLine(reason))))
+			return
+		}
 	}
 	var (
 		info *agent.CompactionInfo

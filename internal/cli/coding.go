@@ -49,6 +49,9 @@ type harness struct {
 	agents        []agentDef
 	agentWarnings []string
 	children      *childEvents
+	// steer runs the configured hooks (set by wireHooks); nil when none
+	// may run.
+	steer agent.Steering
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.

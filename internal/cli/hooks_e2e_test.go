@@ -445,3 +445,43 @@ func TestHooksConfigErrors(t *testing.T) {
 		t.Errorf("a broken settings.json: exit %d\n%s", res.code, res.stderr)
 	}
 }
+
+// TestHooksE2EManualPreCompact: /compact in chat tells the PreCompact hooks
+// (trigger "manual") before it summarizes, and a hook that answers
+// "continue": false stops the compaction.
+func TestHooksE2EManualPreCompact(t *testing.T) {
+	e := newHookEnv(t)
+	seen := filepath.Join(e.dir, "precompact.json")
+	rec := e.script(t, "rec.sh", "#!/bin/bash\ncat > '"+seen+"'\n")
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n\n"+
+		hookTable("PreCompact", "manual", rec, 10))
+	srv := modeltest.NewServer(t,
+		sse(textBody("first answer")),
+		sse(textBody("second answer")),
+		sse(textBody("SUMMARY: two questions.")),
+	)
+	res := e.invoke("first question\nsecond question\n/compact\n").run(t, "chat", "-e", srv.URL)
+	if res.code != 0 || !strings.Contains(res.stderr, "(compacted: ") {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	data, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the PreCompact hook did not run: %v", err)
+	}
+	var in map[string]any
+	if err := json.Unmarshal(data, &in); err != nil || in["hook_event_name"] != "PreCompact" || in["trigger"] != "manual" {
+		t.Errorf("PreCompact input = %s (%v)", data, err)
+	}
+
+	stop := e.script(t, "stop.sh", "#!/bin/bash\necho '{\"continue\": false, \"stopReason\": \"not now\"}'\n")
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n\n"+
+		hookTable("PreCompact", "", stop, 10))
+	srv = modeltest.NewServer(t, sse(textBody("first answer")), sse(textBody("second answer")))
+	res = e.invoke("first question\nsecond question\n/compact\n").run(t, "chat", "-e", srv.URL)
+	if res.code != 0 || !strings.Contains(res.stderr, "compaction stopped by a PreCompact hook: not now") {
+		t.Errorf("a halting PreCompact hook: exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the server saw %d requests, want 2 (no summary call)", n)
+	}
+}

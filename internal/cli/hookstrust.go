@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"github.com/reinharness/rein/internal/statefile"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,15 +160,10 @@ func changedPins(was, now []mcp.Pin) []string {
 
 func (t *hookTrustStore) load() (hookTrustFile, error) {
 	f := hookTrustFile{Workspaces: map[string]hookTrustRecord{}}
-	data, err := os.ReadFile(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
-	}
-	if err != nil {
-		return hookTrustFile{}, fmt.Errorf("reading %s: %w", t.path, err)
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
+	if _, err := statefile.ReadJSON(t.path, &f); errors.Is(err, statefile.ErrCorrupt) {
 		return hookTrustFile{}, fmt.Errorf("%s is not a hook trust store (%v); move it aside and trust the hooks again", t.path, err)
+	} else if err != nil {
+		return hookTrustFile{}, fmt.Errorf("reading %s: %w", t.path, err)
 	}
 	if f.Workspaces == nil {
 		f.Workspaces = map[string]hookTrustRecord{}
@@ -179,27 +172,7 @@ func (t *hookTrustStore) load() (hookTrustFile, error) {
 }
 
 func (t *hookTrustStore) save(f hookTrustFile) error {
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(t.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("recording trusted hooks: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".trusted-hooks-*")
-	if err != nil {
-		return fmt.Errorf("recording trusted hooks: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("recording trusted hooks: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("recording trusted hooks: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), t.path); err != nil {
+	if err := statefile.WriteJSON(t.path, f); err != nil {
 		return fmt.Errorf("recording trusted hooks: %w", err)
 	}
 	return nil

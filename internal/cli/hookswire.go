@@ -55,7 +55,7 @@ func (a *App) wireHooks(cfg *config.Config, h *harness, sr *sessionRun, ac *agen
 	if err != nil {
 		return err
 	}
-	ac.Steering = runner
+	ac.Steering, h.steer = runner, runner
 	ac.Hooks = append(ac.Hooks, hooks.NewTranscript(dir, log))
 	if asksUser(ac.Approver) {
 		ac.Approver = &notifyingApprover{inner: ac.Approver, steer: runner, session: sr.ID}

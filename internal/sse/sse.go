@@ -84,6 +84,8 @@ type Decoder struct {
 	typ     string // event type of the event being built
 	id      string // last event ID buffer
 	types   map[string]string
+	// lastType is the type name interned last, checked before the map.
+	lastType string
 }
 
 // NewDecoder returns a Decoder reading from r that accepts events up to
@@ -190,7 +192,11 @@ func (d *Decoder) intern(value []byte) string {
 	if len(value) == 0 {
 		return ""
 	}
+	if string(value) == d.lastType {
+		return d.lastType // runs of one type (a block's deltas) skip the map
+	}
 	if s, ok := d.types[string(value)]; ok {
+		d.lastType = s
 		return s
 	}
 	s := string(value)
@@ -199,6 +205,7 @@ func (d *Decoder) intern(value []byte) string {
 	}
 	if len(d.types) < maxInternedTypes {
 		d.types[s] = s
+		d.lastType = s
 	}
 	return s
 }

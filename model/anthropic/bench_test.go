@@ -2,6 +2,9 @@ package anthropic_test
 
 import (
 	"bytes"
+	"io"
+	"iter"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -36,14 +39,28 @@ func bigStream(b *testing.B) []byte {
 }
 
 // BenchmarkStreamEvents measures SSE decoding plus the state machine on a
-// recorded text stream: MB/s of wire bytes and allocations per stream.
-func BenchmarkStreamEvents(b *testing.B) {
+// recorded text stream: MB/s of wire bytes, allocations per stream and per
+// chunk (SSE event).
+func BenchmarkStreamEvents(b *testing.B) { benchEvents(b, anthropic.StreamEvents) }
+
+// BenchmarkStreamEventsOracle measures the decoder as it was before the
+// fast event path, on the same bytes, so that before and after are
+// measured side by side on a noisy machine.
+func BenchmarkStreamEventsOracle(b *testing.B) { benchEvents(b, anthropic.OracleStreamEvents) }
+
+func benchEvents(b *testing.B, decode func(io.Reader) iter.Seq2[model.Event, error]) {
 	data := bigStream(b)
+	chunks := bytes.Count(data, []byte("\ndata:"))
+	if bytes.HasPrefix(data, []byte("data:")) {
+		chunks++
+	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for b.Loop() {
 		n := 0
-		for ev, err := range anthropic.StreamEvents(bytes.NewReader(data)) {
+		for ev, err := range decode(bytes.NewReader(data)) {
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -55,4 +72,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 			b.Fatal("no text")
 		}
 	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(chunks), "chunks/op")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(chunks), "allocs/chunk")
 }

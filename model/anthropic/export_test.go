@@ -25,3 +25,9 @@ func EncodeRequest(req *model.Request, modelName string, maxTokens int, stream b
 func MessageEvents(body []byte) ([]model.Event, error) {
 	return messageEvents(body, 200, "req_test")
 }
+
+// OracleStreamEvents is the stream decoder as it was before the fast event
+// path (oracle_test.go), for the differential tests.
+func OracleStreamEvents(r io.Reader) iter.Seq2[model.Event, error] {
+	return oracleStreamEvents(r, 200, "req_test")
+}

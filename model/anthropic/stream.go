@@ -65,8 +65,9 @@ type streamState struct {
 	blocks    map[int]*block
 	open      int
 
-	ev  wireEvent     // decode target, reset for every event
-	out []model.Event // returned by handle, reused across events
+	ev   wireEvent     // decode target, reset for every event
+	out  []model.Event // returned by handle, reused across events
+	scan eventScanner
 }
 
 // decodeOptions make the json/v2 engine (about twice as fast as
@@ -97,9 +98,14 @@ func (s *streamState) handle(name string, data []byte) ([]model.Event, error) {
 		// event without data carries nothing to act on.
 		return nil, nil
 	}
-	s.ev = wireEvent{Index: -1}
-	if err := jsonv2.Unmarshal(data, &s.ev, decodeOptions); err != nil {
-		return nil, s.malformed(name, data, "invalid JSON: %v", err)
+	if !s.scan.decode(data, &s.ev) {
+		// Not on the fast path: the general decoder decides.
+		partial := s.ev.Delta.partial[:0]
+		s.ev = wireEvent{Index: -1}
+		if err := jsonv2.Unmarshal(data, &s.ev, decodeOptions); err != nil {
+			return nil, s.malformed(name, data, "invalid JSON: %v", err)
+		}
+		s.ev.Delta.partial = append(partial, s.ev.Delta.PartialJSON...)
 	}
 	typ := s.ev.Type
 	if typ == "" {
@@ -267,10 +273,10 @@ func (s *streamState) blockDelta(data []byte) error {
 		// whole, when the block stops.
 		want = blockToolUse
 		if b.kind == want {
-			if len(b.args)+len(d.PartialJSON) > maxToolInput {
+			if len(b.args)+len(d.partial) > maxToolInput {
 				return s.malformed("content_block_delta", data, "tool_use %s (%s) input exceeds %d MiB", b.id, b.name, maxToolInput>>20)
 			}
-			b.args = append(b.args, d.PartialJSON...)
+			b.args = append(b.args, d.partial...)
 		}
 	default:
 		// Unknown delta types (citations and future ones) carry

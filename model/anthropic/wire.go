@@ -126,6 +126,9 @@ type wireDelta struct {
 	Thinking    string  `json:"thinking"`
 	Signature   string  `json:"signature"`
 	StopReason  *string `json:"stop_reason"`
+	// partial holds the partial_json fragment as bytes, whichever decoder
+	// read the event: the state machine appends it from here.
+	partial []byte
 }
 
 // wireEvent is the data of one stream event. Delta and Index are values,

@@ -2,9 +2,13 @@ package openai_test
 
 import (
 	"bytes"
+	"io"
+	"iter"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/openai"
 )
 
@@ -46,17 +50,27 @@ func benchStream(b *testing.B) []byte {
 
 // BenchmarkStreamParse measures the stream parser alone (SSE decoding,
 // chunk decoding, event assembly) on a recorded stream.
-func BenchmarkStreamParse(b *testing.B) {
+func BenchmarkStreamParse(b *testing.B) { benchParse(b, openai.ParseStream) }
+
+// BenchmarkStreamParseOracle measures the parser as it was before the fast
+// chunk path, on the same bytes, so that before and after are measured side
+// by side on a noisy machine.
+func BenchmarkStreamParseOracle(b *testing.B) { benchParse(b, openai.OracleParseStream) }
+
+func benchParse(b *testing.B, parse func(io.Reader) iter.Seq2[model.Event, error]) {
 	data := benchStream(b)
-	events, err := collectEvents(openai.ParseStream(bytes.NewReader(data)))
+	events, err := collectEvents(parse(bytes.NewReader(data)))
 	if err != nil {
 		b.Fatal(err)
 	}
+	chunks := bytes.Count(data, []byte("\ndata:")) + 1
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for b.Loop() {
 		n := 0
-		for _, err := range openai.ParseStream(bytes.NewReader(data)) {
+		for _, err := range parse(bytes.NewReader(data)) {
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,5 +80,8 @@ func BenchmarkStreamParse(b *testing.B) {
 			b.Fatalf("%d events, want %d", n, len(events))
 		}
 	}
+	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(len(events)), "events/op")
+	b.ReportMetric(float64(chunks), "chunks/op")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(chunks), "allocs/chunk")
 }

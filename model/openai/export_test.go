@@ -18,3 +18,11 @@ func ParseStream(r io.Reader) iter.Seq2[model.Event, error] {
 
 // FinishArgs exposes argument completion and repair to the external tests.
 func FinishArgs(raw []byte) (json.RawMessage, error) { return finishArgs(raw) }
+
+// OracleParseStream is the stream parser as it was before the fast chunk
+// path (oracle_test.go), for the differential tests.
+func OracleParseStream(r io.Reader) iter.Seq2[model.Event, error] {
+	return func(yield func(model.Event, error) bool) {
+		oracleParseStream(r, streamMeta{status: 200}, yield)
+	}
+}

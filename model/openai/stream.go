@@ -36,6 +36,7 @@ type streamParser struct {
 	finished  bool
 	events    int // data events seen
 	chunk     chunk
+	scan      chunkScanner
 }
 
 // parseStream reads an event stream and yields events until [DONE], an
@@ -99,14 +100,17 @@ func (p *streamParser) fail(err error) {
 	}
 }
 
-// handle decodes and applies one chunk.
+// handle decodes and applies one chunk: on the fast path (chunkScanner)
+// when it can, else with the general decoder.
 func (p *streamParser) handle(data []byte) error {
 	c := &p.chunk
-	choices := c.Choices[:cap(c.Choices)]
-	clear(choices) // encoding/json decodes into reused elements without zeroing them
-	*c = chunk{Choices: choices[:0]}
-	if err := unmarshalChunk(data, c); err != nil {
-		return fmt.Errorf("%w: chunk %d is not valid JSON (%v): %s", ErrMalformedResponse, p.events, err, snippet(data))
+	if !p.scan.decode(data, c, p.respID != "") {
+		choices := c.Choices[:cap(c.Choices)]
+		clear(choices) // the fast path's reused elements must not leak into this decode
+		*c = chunk{Choices: choices[:0]}
+		if err := unmarshalChunk(data, c); err != nil {
+			return fmt.Errorf("%w: chunk %d is not valid JSON (%v): %s", ErrMalformedResponse, p.events, err, snippet(data))
+		}
 	}
 	if c.Error != nil {
 		return p.apiError(c.Error)

@@ -39,6 +39,8 @@ type delta struct {
 type toolCallDelta struct {
 	Index    *int   `json:"index"`
 	ID       string `json:"id"`
+	index    int    // Index's storage on the fast path (chunkScanner)
+	hasIndex bool
 	Function struct {
 		Name      string      `json:"name"`
 		Arguments argFragment `json:"arguments"`
