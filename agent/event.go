@@ -69,6 +69,19 @@ type Event struct {
 	Verify         *VerifyInfo       `json:"verify,omitempty"`
 	Outcome        *Outcome          `json:"outcome,omitempty"`
 	Err            string            `json:"error,omitempty"`
+
+	// AgentPath, ParentCallID, Depth and Agent place an event of a
+	// sub-agent (see NewTaskTool) in its tree; all are empty for the root
+	// run's own events. AgentPath names the chain of task calls that led
+	// to the sub-agent, "task:<call id>/<agent>" per level joined by "/"
+	// ("task:call_1/reviewer/task:call_7/general"); ParentCallID is the
+	// task call that started it, Depth its depth (1 for a child of the
+	// root) and Agent its definition's name. A store rebuilding the
+	// root's conversation must skip events with an AgentPath.
+	AgentPath    string `json:"agent_path,omitempty"`
+	ParentCallID string `json:"parent_call_id,omitempty"`
+	Depth        int    `json:"depth,omitempty"`
+	Agent        string `json:"agent,omitempty"`
 }
 
 // Decision is the policy's verdict on one tool call, as reported in events.

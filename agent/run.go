@@ -151,6 +151,8 @@ type run struct {
 	steerState
 	verifyState
 	planState
+	// link is the run's place in its tree of agents (subagent_tree.go).
+	link *treeLink
 }
 
 func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, error) bool, opts RunOptions) *run {
@@ -178,6 +180,7 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 			r.fixedTokens += partOverhead + EstimateTextTokens(len(s.Name)+len(s.Description)+len(s.InputSchema))
 		}
 	}
+	linkRun(r, ctx)
 	// The run rides in its context so that tools of this package (the
 	// plan tool) reach the run that invoked them; a nested run (a
 	// sub-agent) shadows it with its own.
@@ -216,6 +219,7 @@ func (r *run) loop(input string) {
 
 // limitReached checks the limits that apply before a model call.
 func (r *run) limitReached() (OutcomeKind, error, bool) {
+	r.foldChildUsage()
 	if reason, halted := r.halted(); halted {
 		r.out.Reason = reason
 		return Blocked, nil, true
@@ -230,6 +234,10 @@ func (r *run) limitReached() (OutcomeKind, error, bool) {
 	case r.a.cfg.TokenBudget > 0 && r.used >= r.a.cfg.TokenBudget:
 		r.out.Reason = fmt.Sprintf("used %d of the run's budget of %d tokens", r.used, r.a.cfg.TokenBudget)
 		return TokenBudget, nil, true
+	}
+	if reason, over := r.treeLimitReached(); over {
+		r.out.Reason = reason
+		return StepLimit, nil, true
 	}
 	return "", nil, false
 }
@@ -493,6 +501,7 @@ func (r *run) stamp(ev Event) Event {
 	ev.RunID = r.c.id
 	ev.Step = r.step
 	ev.Time = r.a.cfg.Clock.Now()
+	r.stampLink(&ev)
 	return ev
 }
 
@@ -557,6 +566,7 @@ func (r *run) end(kind OutcomeKind, err error) {
 		return
 	}
 	r.sessionEnd(kind)
+	r.foldChildUsage()
 	r.out.Kind, r.out.Steps, r.out.Err = kind, r.step, r.outErr
 	if err != nil {
 		r.out.Err = err.Error()

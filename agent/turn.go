@@ -302,6 +302,9 @@ func (r *run) execute(states []callState) {
 		acc := make([]access, len(idx))
 		for j, i := range idx {
 			spec, ok := r.a.cfg.Tools.Spec(states[i].call.Name)
+			if ce, is := states[i].tool.(callEffecter); is && ok {
+				spec.Effects = ce.scheduleEffects(states[i].call.Args, r.a.cfg.Tools)
+			}
 			acc[j] = callAccess(spec, ok, states[i].call.Args)
 		}
 		levels = scheduleLevels(acc)

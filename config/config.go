@@ -25,6 +25,8 @@ const (
 	DefaultMaxParallelTools = 4
 	DefaultToolTimeout      = 2 * time.Minute
 	DefaultMaxResultBytes   = 64 << 10
+	DefaultMaxSubagentDepth = 3
+	DefaultMaxTreeSteps     = 50
 )
 
 // Config is the merged configuration. Use Source to learn where a value came
@@ -82,6 +84,11 @@ type AgentConfig struct {
 	MaxParallelTools int
 	ToolTimeout      time.Duration
 	MaxResultBytes   int
+	// MaxSubagentDepth is the deepest a sub-agent may sit (the root is
+	// 0); 0 disables sub-agents. MaxTreeSteps caps the model calls of a
+	// run and all its sub-agents together.
+	MaxSubagentDepth int
+	MaxTreeSteps     int
 }
 
 // Secret is a credential. Its String, GoString and MarshalText methods
@@ -181,4 +188,6 @@ type Settings struct {
 	MaxParallelTools *int
 	ToolTimeout      *time.Duration
 	MaxResultBytes   *int
+	MaxSubagentDepth *int
+	MaxTreeSteps     *int
 }

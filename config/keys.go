@@ -91,6 +91,14 @@ var specs = []keySpec{
 	{key: "agent.max_result_bytes", name: "max_result_bytes", kind: kindInt,
 		inFiles: true, limit: true, validate: intRange(256, 1<<30),
 		field: func(s *Settings) any { return &s.MaxResultBytes }},
+	// Sub-agents (the task tool): depth 0 disables them, and the depth
+	// never exceeds the design's 3; a project may only lower either.
+	{key: "agent.max_subagent_depth", name: "max_subagent_depth", kind: kindInt,
+		inFiles: true, limit: true, validate: intRange(0, 3),
+		field: func(s *Settings) any { return &s.MaxSubagentDepth }},
+	{key: "agent.max_tree_steps", name: "max_tree_steps", kind: kindInt,
+		inFiles: true, limit: true, validate: intRange(1, 1<<20),
+		field: func(s *Settings) any { return &s.MaxTreeSteps }},
 }
 
 // deferredSections are top-level tables owned by other packages.

@@ -304,6 +304,8 @@ func (m *merger) result() *Config {
 			MaxParallelTools: deref(e.MaxParallelTools, *d.MaxParallelTools),
 			ToolTimeout:      deref(e.ToolTimeout, *d.ToolTimeout),
 			MaxResultBytes:   deref(e.MaxResultBytes, *d.MaxResultBytes),
+			MaxSubagentDepth: deref(e.MaxSubagentDepth, *d.MaxSubagentDepth),
+			MaxTreeSteps:     deref(e.MaxTreeSteps, *d.MaxTreeSteps),
 		},
 		Warnings: m.warnings,
 		sources:  m.sources,
@@ -328,6 +330,8 @@ func defaultSettings() Settings {
 		MaxParallelTools: new(DefaultMaxParallelTools),
 		ToolTimeout:      new(DefaultToolTimeout),
 		MaxResultBytes:   new(DefaultMaxResultBytes),
+		MaxSubagentDepth: new(DefaultMaxSubagentDepth),
+		MaxTreeSteps:     new(DefaultMaxTreeSteps),
 	}
 }
 

@@ -71,7 +71,8 @@ func TestLoadDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, c.Model); diff != "" {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}
-	wantAgent := config.AgentConfig{MaxSteps: 50, MaxParallelTools: 4, ToolTimeout: 2 * time.Minute, MaxResultBytes: 65536}
+	wantAgent := config.AgentConfig{MaxSteps: 50, MaxParallelTools: 4, ToolTimeout: 2 * time.Minute, MaxResultBytes: 65536,
+		MaxSubagentDepth: 3, MaxTreeSteps: 50}
 	if diff := cmp.Diff(wantAgent, c.Agent); diff != "" {
 		t.Errorf("agent (-want +got):\n%s", diff)
 	}
@@ -315,6 +316,29 @@ max_parallel_tools = 16
 	}
 	if c.Agent.MaxSteps != 500 {
 		t.Errorf("max_steps with flag = %d, want 500", c.Agent.MaxSteps)
+	}
+}
+
+// TestSubagentLimitsOnlyLower: a project may lower the sub-agent limits
+// (depth 0 disables sub-agents), never raise them, and no layer sets a
+// depth past the design's 3.
+func TestSubagentLimitsOnlyLower(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.userFile(), "[agent]\nmax_tree_steps = 40\n")
+	write(t, f.projectFile(), "[agent]\nmax_subagent_depth = 0\nmax_tree_steps = 400\n")
+	c, err := f.load(config.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.MaxSubagentDepth != 0 || c.Agent.MaxTreeSteps != 40 {
+		t.Errorf("depth %d, tree steps %d; want the project's 0 and the user's 40", c.Agent.MaxSubagentDepth, c.Agent.MaxTreeSteps)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "agent.max_tree_steps = 400 ignored") {
+		t.Errorf("warnings %q; want the raised tree limit ignored", c.Warnings)
+	}
+	write(t, f.userFile(), "[agent]\nmax_subagent_depth = 4\n")
+	if _, err := f.load(config.Settings{}); err == nil || !strings.Contains(err.Error(), "max_subagent_depth") {
+		t.Errorf("depth 4 in the user's file: %v; want an error", err)
 	}
 }
 

@@ -77,6 +77,7 @@ type stateEvent struct {
 	ToolResult *model.ToolResult     `json:"tool_result"`
 	Compaction *agent.CompactionInfo `json:"compaction"`
 	Plan       []agent.PlanItem      `json:"plan"`
+	AgentPath  string                `json:"agent_path"`
 }
 
 // decodeState decodes the fields of a stored payload that Load uses.
@@ -85,7 +86,7 @@ func decodeState(payload []byte) (agent.Event, error) {
 	if err := jsonv2.Unmarshal(payload, &se); err != nil {
 		return agent.Event{}, err
 	}
-	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction, Plan: se.Plan}, nil
+	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction, Plan: se.Plan, AgentPath: se.AgentPath}, nil
 }
 
 // nullable maps "" to SQL NULL.

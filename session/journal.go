@@ -161,6 +161,11 @@ func (j *journal) Append(ctx context.Context, ev agent.Event) error {
 
 // aggregate folds ev into the sessions-row updates of the pending batch.
 func (j *journal) aggregate(ev agent.Event) {
+	if ev.AgentPath != "" && ev.Type != agent.EventUsage {
+		// A sub-agent's start, end and prompt are not the session's;
+		// its usage is.
+		return
+	}
 	switch ev.Type {
 	case agent.EventSessionStarted:
 		j.status = StatusRunning

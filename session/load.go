@@ -128,9 +128,14 @@ func newRebuilder(info Info) *rebuilder {
 	}
 }
 
-// add folds one event in. Events of other types are ignored.
+// add folds one event in. Events of other types are ignored, and so are
+// sub-agents' events for the conversation: they go to Children instead.
 func (b *rebuilder) add(ev agent.Event) {
 	s := b.snap
+	if ev.AgentPath != "" {
+		b.addChild(ev)
+		return
+	}
 	switch ev.Type {
 	case agent.EventMessage:
 		if ev.Message == nil {

@@ -97,7 +97,7 @@ func (r *Resumed) answer(ctx context.Context, now func() time.Time) (model.Messa
 		case recorded:
 			r.Recovered = append(r.Recovered, c)
 		case snap.Started[c.ID] && !snap.Denied[c.ID]:
-			res = model.ToolResult{CallID: c.ID, Name: c.Name, Content: InterruptedRunning, IsError: true}
+			res = interruptedResult(c, snap.Children[c.ID])
 			r.Interrupted = append(r.Interrupted, c)
 		default:
 			res = model.ToolResult{CallID: c.ID, Name: c.Name, Content: InterruptedNotRun, IsError: true}

@@ -152,8 +152,21 @@ type Snapshot struct {
 	// Plan is the model's plan as the last plan.updated event left it
 	// (nil for none); Resume gives it back to the conversation.
 	Plan []agent.PlanItem
+	// Children holds, by the id of the root's task call that started
+	// them, the tool calls sub-agents (at any depth) finished under that
+	// call, in order; Resume summarises them for an interrupted task
+	// call so the model knows what already ran.
+	Children map[string][]ChildCall
 	// LastSeq is the sequence number of the last stored event.
 	LastSeq int64
+}
+
+// ChildCall is a tool call a sub-agent made, with its result if one was
+// recorded.
+type ChildCall struct {
+	AgentPath string
+	Call      model.ToolCall
+	Result    *model.ToolResult
 }
 
 // Store keeps sessions. Implementations are safe for concurrent use by

@@ -46,6 +46,11 @@ type harness struct {
 	// or --no-verify was given; maxVerify its max_attempts.
 	verify    *verifier
 	maxVerify int
+	// agents are the custom agents the task tool offers, agentWarnings
+	// the files skipped or shadowed; children shows sub-agents' events.
+	agents        []agentDef
+	agentWarnings []string
+	children      *childEvents
 	// steer runs the configured hooks (set by wireHooks); nil when none
 	// may run.
 	steer agent.Steering
@@ -132,7 +137,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace)}
 	a.warnSkills(h.skills)
-	if err := h.build(cfg); err != nil {
+	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -154,7 +159,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...) {
+	for _, w := range append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.lines != nil && o.flags.approve == approveAsk {
@@ -171,7 +176,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools and the system prompt.
-func (h *harness) build(cfg *config.Config) error {
+func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 	// Skills' files are read-only under skill://NAME/PATH, each confined
 	// to its skill's folder.
 	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
@@ -185,6 +190,9 @@ func (h *harness) build(cfg *config.Config) error {
 	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
+	}
+	if err := h.addTaskTool(cfg, getenv, set); err != nil {
+		return err
 	}
 	disabled, err := loadDisabledTools(cfg, set.Names())
 	if err != nil {

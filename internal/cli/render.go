@@ -59,6 +59,10 @@ const (
 )
 
 func (r *textRenderer) event(ev agent.Event) {
+	if ev.AgentPath != "" {
+		r.childEvent(ev)
+		return
+	}
 	switch ev.Type {
 	case agent.EventTextDelta:
 		if ev.Text == "" {

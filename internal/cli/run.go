@@ -161,6 +161,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	h.children.render(r.event)
 	progressOut := a.Stderr
 	if format == formatStreamJSON {
 		progressOut = a.Stdout

@@ -193,12 +193,14 @@ func (c *sessionsCmd) showText(ctx context.Context, store session.Store, info se
 	fmt.Fprintf(w, "created   %s\nupdated   %s\nstatus    %s\nmodel     %s\ntokens    %d in, %d out\nevents    %d\n",
 		info.Created.Local().Format(time.DateTime), info.Updated.Local().Format(time.DateTime), info.Status,
 		orDash(info.Model), info.Usage.InputTokens, info.Usage.OutputTokens, info.Events)
+	tree := newTranscriptTree()
 	for r, err := range store.Events(ctx, info.ID) {
 		if err != nil {
 			return c.failed(err)
 		}
-		showEvent(w, r.Event)
+		tree.add(r.Event)
 	}
+	tree.print(w)
 	return nil
 }
 

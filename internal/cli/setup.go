@@ -86,6 +86,9 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ac.Journal = sr
 		ac.Hooks = []agent.Hook{sr}
 	}
+	if h.children != nil {
+		ac.Hooks = append(ac.Hooks, h.children)
+	}
 	if h.verify != nil {
 		ac.Verifier, ac.MaxVerifyAttempts = h.verify, h.maxVerify
 		ac.Hooks = append(ac.Hooks, h.verify)

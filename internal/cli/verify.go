@@ -65,7 +65,7 @@ func lastSeq(ws *workspace.Workspace) int64 {
 // OnEvent implements agent.Hook: a run's start resets what it changed.
 func (v *verifier) OnEvent(_ context.Context, ev agent.Event) {
 	switch {
-	case ev.Type == agent.EventSessionStarted:
+	case ev.Type == agent.EventSessionStarted && ev.AgentPath == "":
 		seq := lastSeq(v.ws)
 		v.mu.Lock()
 		v.baseline, v.commandRan = seq, false

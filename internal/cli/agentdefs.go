@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/frontmatter"
+)
+
+// Custom agents are markdown files in Claude Code's format:
+//
+//	---
+//	name: reviewer
+//	description: Reviews a change for bugs
+//	tools: Read, Grep, Glob
+//	model: some-model
+//	---
+//	You are a careful reviewer…
+//
+// read from the user's ~/.config/rein/agents/, then the workspace's
+// .rein/agents/ and .claude/agents/; a later file shadows an earlier one of
+// the same name, with one warning. They become the task tool's agent
+// definitions. Whatever layer a file comes from, it cannot widen anything:
+// its tools are intersected with the running agent's at every call, the
+// policy and approver are the parent's, and its model names only the model,
+// never the endpoint or the credentials.
+
+// Bounds on what is read: these files come from repositories.
+const (
+	maxAgentFiles    = 200
+	maxAgentFileSize = 256 << 10
+)
+
+// agentFile is the front matter of an agent file.
+type agentFile struct {
+	Name        string                 `yaml:"name"`
+	Description string                 `yaml:"description"`
+	Tools       frontmatter.StringList `yaml:"tools"`
+	Model       string                 `yaml:"model"`
+}
+
+// agentDef is a loaded definition and where it came from.
+type agentDef struct {
+	agent.SubagentDef
+	path  string
+	layer string // "user" or "project"
+}
+
+var agentFileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// agentDirs lists the directories agent files are read from, earliest
+// (most easily shadowed) first.
+func agentDirs(getenv func(string) string, workspace string) []struct{ dir, layer string } {
+	return []struct{ dir, layer string }{
+		{filepath.Join(filepath.Dir(config.UserConfigPath(getenv)), "agents"), "user"},
+		{filepath.Join(workspace, ".rein", "agents"), "project"},
+		{filepath.Join(workspace, ".claude", "agents"), "project"},
+	}
+}
+
+// loadAgentDefs reads every agent file, returning the definitions in a
+// stable order and one warning per skipped file or shadowed name. toolNames
+// are the running agent's tools, for translating Claude Code's tool names.
+func loadAgentDefs(getenv func(string) string, workspace string, toolNames []string) ([]agentDef, []string) {
+	var warnings []string
+	byName := map[string]int{}
+	var defs []agentDef
+	for _, d := range agentDirs(getenv, workspace) {
+		files, err := agentFiles(d.dir)
+		if err != nil {
+			warnings = append(warnings, err.Error())
+		}
+		for _, path := range files {
+			def, err := readAgentFile(path, toolNames)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("agent file %s skipped: %v", path, err))
+				continue
+			}
+			def.layer = d.layer
+			if i, dup := byName[def.Name]; dup {
+				warnings = append(warnings, fmt.Sprintf("agent %s in %s shadows the one in %s", def.Name, path, defs[i].path))
+				defs[i] = def
+				continue
+			}
+			byName[def.Name] = len(defs)
+			defs = append(defs, def)
+		}
+	}
+	return defs, warnings
+}
+
+// agentFiles lists the .md files of dir, sorted; a missing dir is none.
+func agentFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent directory %s not read: %v", dir, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		if len(out) == maxAgentFiles {
+			return out, fmt.Errorf("agent directory %s holds more than %d agent files; the rest are ignored", dir, maxAgentFiles)
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	return out, nil
+}
+
+// readAgentFile reads and checks one agent file. Its errors name the field.
+func readAgentFile(path string, toolNames []string) (agentDef, error) {
+	fi, err := os.Stat(path) // follows a symlink: the user put it there
+	if err != nil {
+		return agentDef{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return agentDef{}, errors.New("not a regular file")
+	}
+	if fi.Size() > maxAgentFileSize {
+		return agentDef{}, fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), maxAgentFileSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return agentDef{}, err
+	}
+	return parseAgentFile(data, path, toolNames)
+}
+
+// parseAgentFile decodes an agent file's content.
+func parseAgentFile(data []byte, path string, toolNames []string) (agentDef, error) {
+	var f agentFile
+	body, err := frontmatter.Parse(data, &f)
+	if err != nil {
+		return agentDef{}, fmt.Errorf("front matter: %w", err)
+	}
+	f.Name = strings.TrimSpace(f.Name)
+	switch {
+	case f.Name == "":
+		return agentDef{}, errors.New(`field "name": missing`)
+	case !agentFileNameRE.MatchString(f.Name):
+		return agentDef{}, fmt.Errorf(`field "name": %q must be lower-case letters, digits, '-' or '_' (at most 64)`, clipRunes(f.Name, 80))
+	case strings.TrimSpace(f.Description) == "":
+		return agentDef{}, errors.New(`field "description": missing (the model chooses agents by it)`)
+	}
+	def := agentDef{path: path, SubagentDef: agent.SubagentDef{
+		Name: f.Name, Description: strings.TrimSpace(f.Description), System: strings.TrimSpace(string(body)),
+		Model: agentModel(f.Model),
+	}}
+	if f.Tools != nil && !slices.Contains([]string(f.Tools), "*") {
+		def.Tools = make([]string, 0, len(f.Tools))
+		for _, n := range f.Tools {
+			def.Tools = append(def.Tools, reinToolName(n, toolNames))
+		}
+	}
+	return def, nil
+}
+
+// agentModel maps Claude Code's model aliases, which name Anthropic models
+// rein cannot resolve on an arbitrary endpoint, to the parent's model.
+func agentModel(m string) string {
+	switch m = strings.TrimSpace(m); strings.ToLower(m) {
+	case "", "inherit", "sonnet", "opus", "haiku":
+		return ""
+	}
+	return m
+}
+
+// claudeOnlyNames are Claude Code tool names hooks' vocabulary does not
+// translate but that have a rein counterpart.
+var claudeOnlyNames = map[string]string{"MultiEdit": "edit_file", "Task": agent.TaskToolName}
+
+// reinToolName translates a tool name of an agent file: a rein name stays,
+// a Claude Code name (Read, Bash, …) becomes rein's, through the hooks'
+// vocabulary. Names with no counterpart stay as written and are dropped,
+// with a note, when the agent starts.
+func reinToolName(name string, toolNames []string) string {
+	name = strings.TrimSpace(name)
+	if slices.Contains(toolNames, name) {
+		return name
+	}
+	for _, n := range toolNames {
+		if hooks.ClaudeName(n) == name {
+			return n
+		}
+	}
+	if n, ok := claudeOnlyNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+// subagentDefs returns the definitions for the task tool.
+func subagentDefs(defs []agentDef) []agent.SubagentDef {
+	out := make([]agent.SubagentDef, len(defs))
+	for i, d := range defs {
+		out[i] = d.SubagentDef
+	}
+	return out
+}
