@@ -64,6 +64,10 @@ var vocabularies = []vocabulary{
 	{rein: "todo_write", claude: "TodoWrite", fields: []field{
 		{"todos", "todos", plain},
 	}},
+	{rein: "task", claude: "Task", fields: []field{
+		{"description", "description", plain}, {"prompt", "prompt", plain},
+		{"agent", "subagent_type", plain},
+	}},
 }
 
 func vocabularyOf(reinName string) *vocabulary {

@@ -19,6 +19,7 @@ func TestToClaudeInput(t *testing.T) {
 		{"list_dir", `{"path":"/abs"}`, "LS", `{"path":"/abs"}`},
 		{"apply_patch", `{"patch":"--- a"}`, "apply_patch", `{"patch":"--- a"}`},
 		{"git__log", `{"n":1}`, "mcp__git__log", `{"n":1}`},
+		{"task", `{"description":"d","prompt":"p","agent":"reviewer"}`, "Task", `{"description":"d","prompt":"p","subagent_type":"reviewer"}`},
 		{"read_file", `not json`, "Read", `"not json"`},
 		{"read_file", `[1,2]`, "Read", `[1,2]`},
 		{"read_file", `{"path":7,"extra":"kept"}`, "Read", `{"extra":"kept","file_path":7}`},

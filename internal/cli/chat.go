@@ -93,6 +93,8 @@ type chatSession struct {
 	console *consoleInteraction
 	// steer runs the hooks; /compact tells them (PreCompact, "manual").
 	steer agent.Steering
+	// children shows sub-agents' events during a turn.
+	children *childEvents
 	// note is told to the model with the next message: what the user
 	// changed behind its back (an /undo).
 	note string
@@ -149,7 +151,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
-		console: h.console, interactive: interactive, steer: h.steer,
+		console: h.console, interactive: interactive, steer: h.steer, children: h.children,
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system,
 	}
@@ -293,6 +295,10 @@ func (s *chatSession) turn(ctx context.Context, input string, opts func() (agent
 		if runErr != nil {
 			return
 		}
+		// Sub-agents' events come through the hook, shown indented
+		// under their task call, as in rein run.
+		s.children.render(r.event)
+		defer s.children.render(nil)
 		out, runErr = drain(s.agent.RunWith(ctx, s.conv, input, ro), func(ev agent.Event) {
 			r.event(ev)
 		})

@@ -41,6 +41,9 @@ type childEvents struct {
 
 // render makes the sub-agents' events go to show (nil: nowhere).
 func (c *childEvents) render(show func(agent.Event)) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.show = show
