@@ -137,3 +137,28 @@ func BenchmarkRipgrepGOROOT(b *testing.B) {
 		run(b, "--files", "--hidden", "--no-require-git", "-g", "*_test.go", ".")
 	})
 }
+
+// BenchmarkGrepOldImpl times the old grep (grep_oldimpl_test.go) on the
+// same searches, for the before/after figures. Its name keeps it out of
+// -bench=GOROOT: it takes seconds per search.
+func BenchmarkGrepOldImpl(b *testing.B) {
+	ws := goSrcWS(b)
+	for _, c := range goSearchCases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := oracleGrep(context.Background(), ws, uncapped, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("glob", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := oracleGlob(context.Background(), ws, uncapped, GlobArgs{Pattern: goGlobPattern}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

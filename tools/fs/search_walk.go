@@ -99,7 +99,8 @@ func (w *searchWalker) walk(ctx context.Context, start string, maxDepth int, fn 
 		return err
 	}
 	w.maxDepth = maxDepth
-	root := w.newNode(nil, start, start, 1, w.ancestorIgnores(start))
+	root := newDirNode(nil, start, start, 1, w.ancestorIgnores(start))
+	w.nodes = append(w.nodes, root)
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		w.readers.Add(1)
 		go w.readAhead()
@@ -112,10 +113,9 @@ func (w *searchWalker) walk(ctx context.Context, start string, maxDepth int, fn 
 	return err
 }
 
-func (w *searchWalker) newNode(parent *dirNode, rel, name string, depth int, ignores []*ignoreFile) *dirNode {
+func newDirNode(parent *dirNode, rel, name string, depth int, ignores []*ignoreFile) *dirNode {
 	n := &dirNode{rel: rel, name: name, parent: parent, depth: depth, ignores: ignores, ready: make(chan struct{})}
 	n.refs.Store(1)
-	w.nodes = append(w.nodes, n) // under mu, or before the readers start
 	return n
 }
 
@@ -256,19 +256,20 @@ func (w *searchWalker) list(n *dirNode) {
 	}
 	n.items = make([]dirItem, len(entries))
 	var children []*dirNode
-	w.mu.Lock()
 	for i, e := range entries {
 		rel := joinRel(n.rel, e.Name())
 		isDir := e.IsDir() // false for a symlink, which is never followed
 		it := dirItem{rel: rel, entry: e}
 		it.skip = isDir && e.Name() == ".git" || ignoredBy(ignores, rel, isDir)
 		if !it.skip && isDir && (w.maxDepth == 0 || n.depth < w.maxDepth) {
-			it.child = w.newNode(n, rel, e.Name(), n.depth+1, ignores)
+			it.child = newDirNode(n, rel, e.Name(), n.depth+1, ignores)
 			children = append(children, it.child)
 		}
 		n.items[i] = it
 	}
+	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.nodes = append(w.nodes, children...)
 	w.budget -= len(entries)
 	if w.closed || w.budget <= 0 || len(children) == 0 {
 		return
