@@ -16,7 +16,7 @@ for ((i = 0; i < count; i++)); do
   "$bin" -test.run='^$' -test.bench='^Benchmark(Grep|Glob)GOROOT' -test.benchtime=1x -test.count=1 | grep '^Benchmark' >>"$out"
   "$bin" -test.run='^$' -test.bench='^BenchmarkRipgrepGOROOT' -test.benchtime=1x -test.count=1 | grep '^Benchmark' >>"$out"
 done
-echo "rg: $(rg --version | head -1); $(go version); $(nproc) cores; $count runs each, alternating"
+echo "rg: $(rg --version | sed -n 1p); $(go version); $(nproc) cores; $count runs each, alternating"
 awk '
   { name = $1; sub(/-[0-9]+$/, "", name); t[name] = t[name] " " $3 }
   function median(s,   a, n, i, j, x) {
