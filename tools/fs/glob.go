@@ -61,10 +61,10 @@ func glob(ctx context.Context, ws *workspace.Workspace, opts Options, a GlobArgs
 	if !strings.Contains(rest, "**") {
 		maxDepth = strings.Count(rest, "/") + 1
 	}
-	w := newWalker(ws, opts.WalkEntries)
+	w := newSearchWalker(ws, opts.WalkEntries)
 	var matches []string
 	full := false
-	err = w.walk(ctx, root, maxDepth, func(e walkEntry) error {
+	err = w.walk(ctx, root, maxDepth, func(e walkEntry, _ *dirNode) error {
 		if e.entry.IsDir() {
 			return nil
 		}
@@ -85,13 +85,13 @@ func glob(ctx context.Context, ws *workspace.Workspace, opts Options, a GlobArgs
 		return "", err
 	}
 	if len(matches) == 0 {
-		return fmt.Sprintf("No files match %s.", a.Pattern) + limitedNote(w), nil
+		return fmt.Sprintf("No files match %s.", a.Pattern) + limitedNote(w.visited, w.limited), nil
 	}
 	out, cut := capText(strings.Join(matches, "\n")+"\n", opts.OutputBytes)
 	if full || cut {
 		out += fmt.Sprintf("… [more than %d files match; use a narrower pattern or path]\n", len(matches))
 	}
-	return out + limitedNote(w), nil
+	return out + limitedNote(w.visited, w.limited), nil
 }
 
 // globStart validates the pattern and resolves the start directory. An
@@ -124,9 +124,10 @@ func globStart(ws *workspace.Workspace, dir, pattern string) (string, string, er
 	return start, strings.TrimPrefix(pattern, "./"), nil
 }
 
-func limitedNote(w *walker) string {
-	if !w.limited {
+// limitedNote tells the model that the walk's entry limit cut the search.
+func limitedNote(visited int, limited bool) string {
+	if !limited {
 		return ""
 	}
-	return fmt.Sprintf("… [the search stopped after visiting %d entries; narrow the path]\n", w.visited)
+	return fmt.Sprintf("… [the search stopped after visiting %d entries; narrow the path]\n", visited)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -54,13 +53,12 @@ func grep(ctx context.Context, ws *workspace.Workspace, opts Options, a GrepArgs
 	if a.Context < 0 {
 		return "", errors.New("context must not be negative")
 	}
-	// Multi-line mode: ^ and $ anchor at line boundaries both in the
-	// whole-file pre-check and per line.
+	// Multi-line mode: ^ and $ anchor at line boundaries.
 	expr := "(?m)" + a.Pattern
 	if a.IgnoreCase {
 		expr = "(?i)" + expr
 	}
-	re, err := regexp.Compile(expr)
+	m, err := newLineMatcher(expr)
 	if err != nil {
 		return "", fmt.Errorf("invalid regular expression: %w", err)
 	}
@@ -77,29 +75,17 @@ func grep(ctx context.Context, ws *workspace.Workspace, opts Options, a GrepArgs
 	}
 	st := &grepState{}
 	ctxLines := min(a.Context, maxGrepContext)
-	w := newWalker(ws, opts.WalkEntries)
+	s := &grepSearch{ws: ws, opts: opts, m: m, ctxLines: ctxLines}
 	if !fi.IsDir() {
 		// An explicitly named file is searched even if gitignored.
-		grepFile(ws, opts, st, re, rel, ctxLines)
-	} else {
-		err = w.walk(ctx, rel, 0, func(e walkEntry) error {
-			if e.entry.IsDir() || !e.entry.Type().IsRegular() {
-				return nil
-			}
-			if a.Glob != "" && !globMatches(a.Glob, e.rel, rel) {
-				return nil
-			}
-			grepFile(ws, opts, st, re, e.rel, ctxLines)
-			if st.full {
-				return errStopWalk
-			}
-			return nil
-		})
-		if err != nil {
-			return "", err
-		}
+		st.merge(s.worker().searchFile(rel), opts, ctxLines)
+		return st.render(a.Pattern), nil
 	}
-	return st.render(a.Pattern) + limitedNote(w), nil
+	w := newSearchWalker(ws, opts.WalkEntries)
+	if err := s.tree(ctx, w, st, rel, a.Glob); err != nil {
+		return "", err
+	}
+	return st.render(a.Pattern) + limitedNote(w.visited, w.limited), nil
 }
 
 // globMatches applies grep's glob filter: a pattern without "/" matches
@@ -115,64 +101,37 @@ func globMatches(glob, rel, root string) bool {
 	return doublestar.MatchUnvalidated(glob, sub)
 }
 
-func grepFile(ws *workspace.Workspace, opts Options, st *grepState, re *regexp.Regexp, rel string, ctxLines int) {
-	b, err := ws.ReadFile(rel)
-	if err != nil {
-		if errors.Is(err, workspace.ErrTooLarge) {
-			st.skipped++
-		}
+// merge adds one file's blocks in walk order, stopping at the caps
+// exactly where a file-by-file search would: before the first block that
+// finds the match cap reached or the output at its byte cap.
+func (st *grepState) merge(r fileResult, opts Options, ctxLines int) {
+	if r.skipped {
+		st.skipped++
 		return
 	}
-	if workspace.IsBinary(b) {
-		return
-	}
-	text := string(b)
-	if !re.MatchString(text) {
-		return // most files: one pass, no line splitting
-	}
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	lastPrinted := -1
-	matchedFile := false
-	for i, line := range lines {
-		if !re.MatchString(line) {
-			continue
-		}
+	for k, at := range r.marks {
 		if st.matches >= opts.GrepMatches || st.sb.Len() >= opts.OutputBytes {
 			st.full = true
 			return
 		}
-		if !matchedFile {
-			matchedFile = true
+		if k == 0 {
 			st.files++
+			if ctxLines > 0 && st.matches > 0 {
+				st.sb.WriteString("--\n") // between files' groups
+			}
 		}
-		from := max(i-ctxLines, lastPrinted+1)
-		if ctxLines > 0 && lastPrinted >= 0 && from > lastPrinted+1 {
-			st.sb.WriteString("--\n")
-		} else if ctxLines > 0 && lastPrinted < 0 && st.matches > 0 {
-			st.sb.WriteString("--\n")
+		end := len(r.out)
+		if k+1 < len(r.marks) {
+			end = r.marks[k+1]
 		}
-		for j := from; j < i; j++ {
-			writeGrepLine(&st.sb, rel, j, '-', lines[j])
-		}
-		writeGrepLine(&st.sb, rel, i, ':', line)
+		st.sb.Write(r.out[at:end])
 		st.matches++
-		lastPrinted = i
-		// Trailing context, stopping before the next match (printed by
-		// its own iteration).
-		for j := i + 1; j <= i+ctxLines && j < len(lines) && !re.MatchString(lines[j]); j++ {
-			writeGrepLine(&st.sb, rel, j, '-', lines[j])
-			lastPrinted = j
-		}
 	}
-}
-
-func writeGrepLine(sb *strings.Builder, rel string, i int, sep byte, line string) {
-	line = strings.TrimSuffix(line, "\r")
-	if len(line) > grepLineLength {
-		line, _ = tool.Truncate(line, grepLineLength)
-		line = strings.ReplaceAll(line, "\n", " ")
+	if r.more {
+		// The worker stopped rendering because the next block could not
+		// be taken: the cap check before it fails.
+		st.full = true
 	}
-	fmt.Fprintf(sb, "%s%c%d%c%s\n", rel, sep, i+1, sep, line)
 }
 
 func (st *grepState) render(pattern string) string {
