@@ -107,7 +107,9 @@ func TestSubagentUsesRunTools(t *testing.T) {
 		return modeltest.Text("ok: " + lastResults(req)[0].Content)
 	}}
 	read := func(name string) tool.Tool {
-		return readTool(name, func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult(name + " ran"), nil })
+		return readTool(name, func(context.Context, json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult(name + " ran"), nil
+		})
 	}
 	task := mustTask(t, TaskConfig{})
 	a := mustAgent(t, Config{Provider: p, Tools: mustSet(t, read("base"), task)})
