@@ -257,6 +257,28 @@ func TestRegistryServerFailure(t *testing.T) {
 	if len(reg.Active()) != 0 {
 		t.Error("a skill whose servers failed is active")
 	}
+	f.fail = nil
+	if _, err := reg.Activate(context.Background(), serverSkill(t)); err != nil {
+		t.Errorf("activating again once the server works: %v", err)
+	}
+	reg.Close()
+}
+
+// TestRegistryStopsServersOfRefusedActivation: when the servers started
+// but their tools cannot join the set (two tools of one name), the
+// servers are stopped and nothing is active.
+func TestRegistryStopsServersOfRefusedActivation(t *testing.T) {
+	var stops atomic.Int32
+	servers := func(context.Context, *skill.Skill) ([]tool.Tool, func(), error) {
+		return []tool.Tool{prefixTool("runner__ping", ""), prefixTool("runner__ping", "")}, func() { stops.Add(1) }, nil
+	}
+	reg := skill.NewRegistry(nil, skill.RegistryOptions{Servers: servers})
+	if _, err := reg.Activate(context.Background(), serverSkill(t)); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("err = %v", err)
+	}
+	if stops.Load() != 1 || len(reg.Active()) != 0 {
+		t.Errorf("%d stops, %d active; want the started servers stopped and nothing active", stops.Load(), len(reg.Active()))
+	}
 }
 
 // TestRegistryActivateWhileStarting: a second activation of a skill whose

@@ -86,24 +86,36 @@ func (r *Registry) Activate(ctx context.Context, s *Skill) (*Activation, error) 
 	r.mu.Unlock()
 	// Servers start without the lock: it may take seconds.
 	stop, err := r.startServers(ctx, a)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.starting, s.Name)
+	if err == nil {
+		err = r.commit(a, stop)
+	} else {
+		r.mu.Lock()
+		delete(r.starting, s.Name)
+		r.mu.Unlock()
+	}
 	if err != nil {
+		if stop != nil {
+			stop() // not under the lock: stopping may block
+		}
 		return nil, err
 	}
+	return a, nil
+}
+
+// commit makes a active unless the resulting tool set would be invalid.
+func (r *Registry) commit(a *Activation, stop func()) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.starting, a.Skill.Name)
 	next := append(slices.Clone(r.active), a)
 	if _, err := r.toolsFor(next); err != nil {
-		if stop != nil {
-			go stop() // not under the lock: stopping may block
-		}
-		return nil, fmt.Errorf("skill %q: %w", s.Name, err)
+		return fmt.Errorf("skill %q: %w", a.Skill.Name, err)
 	}
 	r.active = next
 	if stop != nil {
-		r.stops[s.Name] = stop
+		r.stops[a.Skill.Name] = stop
 	}
-	return a, nil
+	return nil
 }
 
 // startServers starts a's skill's MCP servers, adding their tools to a.

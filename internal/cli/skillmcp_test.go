@@ -106,3 +106,27 @@ func TestProjectSkillServersNeedTrust(t *testing.T) {
 		t.Errorf("a trusted server was warned about:\n%s", res.stderr)
 	}
 }
+
+// TestChatSkillStartsMCPServers: /NAME ARGS in chat starts the skill's
+// server for that turn only: the turn is offered its tool, the next plain
+// message is not.
+func TestChatSkillStartsMCPServers(t *testing.T) {
+	e := newEnv(t)
+	served := t.TempDir()
+	listerSkill(t, e, filepath.Join(e.home, ".config", "rein", "skills"), served)
+	srv := modeltest.NewServer(t, sse(textBody("listed")), sse(textBody("plain")))
+	res := e.invoke("/lister look around\nplain\n").run(t, "chat", "-e", srv.URL)
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2; stderr:\n%s", len(reqs), res.stderr)
+	}
+	if got := offeredTools(t, reqs[0].Body); !slices.Contains(got, "files__list_dir") {
+		t.Errorf("the /lister turn was not offered the server's tool: %v\nstderr: %s", got, res.stderr)
+	}
+	if got := offeredTools(t, reqs[1].Body); slices.Contains(got, "files__list_dir") {
+		t.Errorf("the next turn was still offered the server's tool: %v", got)
+	}
+}
