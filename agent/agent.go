@@ -309,9 +309,13 @@ func (a *Agent) contextWindow(ctx context.Context) int {
 // RunToEnd runs to completion and returns the Outcome with the run's error
 // (nil unless it ended Failed or Cancelled).
 func (a *Agent) RunToEnd(ctx context.Context, c *Conversation, input string) (*Outcome, error) {
+	return a.runToEnd(ctx, c, input, RunOptions{})
+}
+
+func (a *Agent) runToEnd(ctx context.Context, c *Conversation, input string, opts RunOptions) (*Outcome, error) {
 	var out *Outcome
 	var runErr error
-	for ev, err := range a.Run(ctx, c, input) {
+	for ev, err := range a.RunWith(ctx, c, input, opts) {
 		if err != nil {
 			runErr = err
 		}

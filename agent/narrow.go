@@ -100,3 +100,29 @@ func (r *run) safeNarrow(c policy.Call) (d policy.Decision) {
 	}()
 	return r.narrow.Decide(r.ctx, c)
 }
+
+// permitted returns the tools of the run that AllowedTools lets it call:
+// what a sub-agent of the run may draw its tools from.
+func (r *run) permitted() *tool.Set {
+	if r.allowed == nil {
+		return r.tools
+	}
+	return r.tools.Filter(func(s tool.Spec) bool { return r.allowed[s.Name] })
+}
+
+// inherited returns the narrowing a sub-agent's run inherits from r: the
+// same allowed tools, Narrow and Restriction, so a child is never wider
+// than the run that started it. Its own tool set (drawn from permitted)
+// is then narrowed again by the same list, which keeps the denial reasons
+// the parent's.
+func (n *narrowing) inherited() RunOptions {
+	opts := RunOptions{Narrow: n.narrow, Restriction: n.restriction}
+	if n.allowed != nil {
+		opts.AllowedTools = make([]string, 0, len(n.allowed))
+		for name := range n.allowed {
+			opts.AllowedTools = append(opts.AllowedTools, name)
+		}
+		slices.Sort(opts.AllowedTools)
+	}
+	return opts
+}

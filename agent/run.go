@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
 )
 
 // Internal stop causes. They never reach the caller as such: errStopped
@@ -45,6 +46,11 @@ type RunOptions struct {
 	// System, when not empty, replaces Config.System for this run;
 	// Config.Instructions are still appended to it.
 	System string
+	// AppendSystem, when not empty, is appended to the run's system
+	// prompt (System or Config.System, with Config.Instructions), so a
+	// caller can add sections — an active skill's — without knowing the
+	// Agent's prompt.
+	AppendSystem string
 	// Params, when not nil, replaces Config.Params as the request
 	// template of this run (its Model, System, Messages and Tools are
 	// ignored, as in Config.Params). It is read, never modified, and must
@@ -53,9 +59,17 @@ type RunOptions struct {
 	// Model, when not empty, replaces Config.Model for this run (a
 	// custom command's model: front matter).
 	Model string
+	// Tools, when not nil, replaces Config.Tools for this run: the
+	// tools the run offers and may call, so a program can change an
+	// Agent's tools between runs (a skill.Registry's Tools, say) without
+	// rebuilding it. AllowedTools still narrows it, and every call is
+	// still decided by Steering, the policy and the approver. Sub-agents
+	// the run starts draw their tools from it. It is read as the run
+	// goes, like Config.Tools, and must not shrink while the run lasts.
+	Tools *tool.Set
 
 	// AllowedTools, when not nil, narrows the run to the tools of
-	// Config.Tools it names: only they are offered to the model, and a
+	// its tool set (Tools, else Config.Tools) it names: only they are offered to the model, and a
 	// call of any other tool is denied with a reason naming Restriction,
 	// without reaching Steering or the policy. Names the Set lacks are
 	// ignored; an empty, non-nil list offers no tools. It only narrows:
@@ -103,6 +117,8 @@ type run struct {
 	params *model.Request
 	// model is the model name this run sends.
 	model string
+	// tools is the run's tool set: RunOptions.Tools, else Config.Tools.
+	tools *tool.Set
 	// narrowing is the run's RunOptions.AllowedTools restriction.
 	narrowing
 
@@ -161,6 +177,13 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 	if opts.System != "" {
 		r.system = joinSystem(opts.System, a.cfg.Instructions)
 	}
+	if opts.AppendSystem != "" {
+		r.system = joinSystem(r.system, opts.AppendSystem)
+	}
+	r.tools = a.cfg.Tools
+	if opts.Tools != nil {
+		r.tools = opts.Tools
+	}
 	if opts.Params != nil {
 		r.params = opts.Params
 	}
@@ -170,7 +193,7 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 	}
 	r.narrowing = newNarrowing(opts)
 	r.fixedTokens = EstimateTextTokens(len(r.system))
-	specs := r.offered(a.cfg.Tools.Specs()) // a nil Set is empty
+	specs := r.offered(r.tools.Specs()) // a nil Set is empty
 	if len(specs) > 0 {
 		r.specs = make([]model.ToolSpec, len(specs))
 		r.names = make([]string, len(specs))

@@ -232,7 +232,7 @@ func (r *run) postToolUse(st *callState) {
 	if r.a.cfg.Steering == nil {
 		return
 	}
-	spec, _ := r.a.cfg.Tools.Spec(st.call.Name)
+	spec, _ := r.tools.Spec(st.call.Name)
 	call, res := st.call, st.result
 	call.Args = bytes.Clone(call.Args)
 	v := r.steer(r.ctx, SteerPoint{Event: SteerPostToolUse, Call: &call, Spec: &spec, Result: &res})

@@ -50,7 +50,7 @@ func (t *taskTool) call(ctx context.Context, in taskArgs) (*tool.Result, error) 
 		path: joinPath(parent.link.path, TaskToolName+":"+callID+"/"+name)}
 	tree.started.Add(1)
 	conv := NewConversation(parent.c.id)
-	out, _ := child.RunToEnd(withLink(ctx, link), conv, in.Prompt)
+	out, _ := child.runToEnd(withLink(ctx, link), conv, in.Prompt, parent.inherited())
 	if out != nil {
 		parent.link.addChildUsage(out.Usage)
 	}
@@ -75,10 +75,13 @@ func joinPath(parent, seg string) string {
 	return parent + "/" + seg
 }
 
-// newChild builds the sub-agent's Agent from the parent run's settings.
+// newChild builds the sub-agent's Agent from the parent run's settings:
+// its tools come from the run's effective tool set (RunOptions.Tools, else
+// Config.Tools) as the run's AllowedTools narrow it, and call runs it
+// with the run's narrowing (inherited).
 func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, error) {
 	pc := &parent.a.cfg
-	tools, dropped := childTools(def, pc.Tools)
+	tools, dropped := childTools(def, parent.permitted())
 	cfg := Config{
 		Provider: pc.Provider, Model: pc.Model,
 		System: def.System, Instructions: pc.Instructions, Params: *parent.params,

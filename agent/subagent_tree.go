@@ -85,7 +85,7 @@ func linkRun(r *run, ctx context.Context) {
 		return
 	}
 	r.link = &treeLink{tree: &agentTree{root: r}}
-	if t, ok := r.a.cfg.Tools.Get(TaskToolName); ok {
+	if t, ok := r.tools.Get(TaskToolName); ok {
 		if tt, ok := t.(*taskTool); ok {
 			r.link.tree.limit = int64(tt.cfg.MaxTreeSteps)
 		}

@@ -136,10 +136,10 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 // admit reports one call and decides it, recording a result for any call
 // that will not run. It returns an error only when the run must stop.
 func (r *run) admit(st *callState) error {
-	st.tool, _ = r.a.cfg.Tools.Get(st.call.Name) // a nil Set is empty
+	st.tool, _ = r.tools.Get(st.call.Name) // a nil Set is empty
 	var spec tool.Spec
 	if st.tool != nil {
-		spec, _ = r.a.cfg.Tools.Spec(st.call.Name)
+		spec, _ = r.tools.Spec(st.call.Name)
 		if spec.Effects.Mutating() && st.problem == "" {
 			st.key = r.a.cfg.IDs.NewID("idem")
 		}
@@ -301,9 +301,9 @@ func (r *run) execute(states []callState) {
 	if len(idx) > 1 {
 		acc := make([]access, len(idx))
 		for j, i := range idx {
-			spec, ok := r.a.cfg.Tools.Spec(states[i].call.Name)
+			spec, ok := r.tools.Spec(states[i].call.Name)
 			if ce, is := states[i].tool.(callEffecter); is && ok {
-				spec.Effects = ce.scheduleEffects(states[i].call.Args, r.a.cfg.Tools)
+				spec.Effects = ce.scheduleEffects(states[i].call.Args, r.permitted())
 			}
 			acc[j] = callAccess(spec, ok, states[i].call.Args)
 		}

@@ -78,7 +78,7 @@ func TestRegistry(t *testing.T) {
 	}
 	pdf.AllowedTools = []string{"Read"}
 	r := NewRegistry(base, RegistryOptions{Keep: []string{"skill"}})
-	a, err := r.Activate(pdf)
+	a, err := r.Activate(context.Background(), pdf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRegistry(t *testing.T) {
 	if r.SystemPrompt() != a.Prompt || !strings.HasPrefix(a.Prompt, "# Skill: pdf\n\nFill the form.") {
 		t.Errorf("prompt = %q", r.SystemPrompt())
 	}
-	if _, err := r.Activate(pdf); !errors.Is(err, ErrAlreadyActive) {
+	if _, err := r.Activate(context.Background(), pdf); !errors.Is(err, ErrAlreadyActive) {
 		t.Errorf("second activation: %v", err)
 	}
 	if base.Len() != 5 {
@@ -129,7 +129,7 @@ func TestRegistryRefusesBadActivation(t *testing.T) {
 	base, _ := tool.NewSet(echoTool("read_file", ""))
 	r := NewRegistry(base, RegistryOptions{})
 	s, _ := New("dup", "d", "b", echoTool("x", ""), echoTool("x", ""))
-	if _, err := r.Activate(s); err == nil {
+	if _, err := r.Activate(context.Background(), s); err == nil {
 		t.Error("two tools with one exposed name activated")
 	}
 	if len(r.Active()) != 0 {

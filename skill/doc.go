@@ -56,8 +56,12 @@
 // truncated) and its Go tools under <skill>__<tool> names (ExposeTool). A
 // Registry tracks the active skills of an agent over a base tool set:
 // activating adds a skill's tools (shadowing a base tool of the same
-// name), deactivating restores what they shadowed, and allowed-tools
-// narrows the set (Narrow).
+// name) and starts the MCP servers it binds (RegistryOptions.Servers),
+// deactivating stops them and restores what the tools shadowed, and
+// allowed-tools narrows the set (Narrow). Registry.RunOptions hands the
+// active skills' sections and tools to one agent run (agent.RunOptions
+// AppendSystem and Tools), so skills change between runs without the
+// Agent being rebuilt. This package imports agent; agent never imports it.
 //
 // # Security
 //

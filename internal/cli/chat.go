@@ -88,6 +88,8 @@ type chatSession struct {
 	skills  *skill.Catalog
 	pending *skill.Skill
 	system  string
+	// skillServers starts the MCP servers of a skill activated for a turn.
+	skillServers skillServersFunc
 	// console asks the user MCP servers' questions during turns; nil
 	// without a terminal.
 	console *consoleInteraction
@@ -153,7 +155,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
 		console: h.console, interactive: interactive, steer: h.steer, children: h.children,
 		tools: h.tools, commands: a.loadCommands(wsDir),
-		skills: h.skills, system: h.system,
+		skills: h.skills, system: h.system, skillServers: h.skillServers,
 	}
 	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
@@ -266,13 +268,19 @@ func (s *chatSession) customCommand(ctx context.Context, line string) (bool, int
 		fmt.Fprintf(s.app.Stderr, "rein: %s\n", termsafe.Line(err.Error()))
 		return false, 0
 	}
-	return s.turn(ctx, prompt, func() (agent.RunOptions, error) { return commandOptions(s.app.Stderr, c, s.tools.Names()), nil })
+	return s.turn(ctx, prompt, func(context.Context) (agent.RunOptions, func(), error) {
+		return commandOptions(s.app.Stderr, c, s.tools.Names()), nil, nil
+	})
 }
 
 // turn runs one model turn. SIGINT cancels the turn only; SIGTERM or a
 // second interrupt ends the session. opts, when not nil, gives the turn's
 // run options once the MCP tools are refreshed.
-func (s *chatSession) turn(ctx context.Context, input string, opts func() (agent.RunOptions, error)) (quit bool, code int) {
+// turnOptions builds the run options of one turn (a custom command's, a
+// skill's); release, when not nil, is called once the turn is over.
+type turnOptions func(ctx context.Context) (opts agent.RunOptions, release func(), err error)
+
+func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) (quit bool, code int) {
 	a := s.app
 	r := &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
 	var (
@@ -288,12 +296,18 @@ func (s *chatSession) turn(ctx context.Context, input string, opts func() (agent
 		if runErr = s.mcp.refresh(ctx); runErr != nil {
 			return
 		}
-		var ro agent.RunOptions
+		var (
+			ro      agent.RunOptions
+			release func()
+		)
 		if opts != nil {
-			ro, runErr = opts()
+			ro, release, runErr = opts(ctx)
 		}
 		if runErr != nil {
 			return
+		}
+		if release != nil {
+			defer release()
 		}
 		// Sub-agents' events come through the hook, shown indented
 		// under their task call, as in rein run.

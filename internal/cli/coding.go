@@ -55,8 +55,10 @@ type harness struct {
 	// may run.
 	steer agent.Steering
 	// skills are the discovered skills: disclosed in the system prompt,
-	// loaded with the skill tool, read through skill:// paths.
-	skills *skill.Catalog
+	// loaded with the skill tool, read through skill:// paths;
+	// skillServers starts the MCP servers of one activated explicitly.
+	skills       *skill.Catalog
+	skillServers skillServersFunc
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -135,7 +137,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace)}
+	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace),
+		skillServers: a.skillServers(real, o.flags.stateDirFlag())}
 	a.warnSkills(h.skills)
 	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()

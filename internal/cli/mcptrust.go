@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"github.com/reinharness/rein/internal/termsafe"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/internal/termsafe"
 
 	"github.com/spf13/cobra"
 
@@ -130,7 +133,9 @@ is not started until you trust it again, and while it is trusted the
 agent's writes to those files ask.
 
 Without SERVER, list the workspace's servers and whether they are trusted.
-With SERVER names, show what each runs and record it as trusted.`,
+With SERVER names, show what each runs and record it as trusted. The MCP
+servers a workspace skill binds (the mcp_servers of its skill.json) are named
+SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.format != formatText {
 				return usagef("rein mcp trust prints text only")
@@ -152,6 +157,12 @@ With SERVER names, show what each runs and record it as trusted.`,
 					byName[sc.Name] = sc
 					project = append(project, sc.Name)
 				}
+			}
+			// The workspace's skills' servers, named SKILL/SERVER.
+			skillServers := a.projectSkillServers(ws)
+			for _, ref := range slices.Sorted(maps.Keys(skillServers)) {
+				byName[ref] = skillServers[ref]
+				project = append(project, ref)
 			}
 			if len(args) == 0 {
 				if len(project) == 0 {

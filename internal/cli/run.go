@@ -181,9 +181,11 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		case cmdDef != nil:
 			opts = commandOptions(a.Stderr, cmdDef, h.tools.Names())
 		case sk != nil:
-			if opts, runErr = skillOptions(a.Stderr, sk, h.system, h.tools.Names()); runErr != nil {
+			var release func()
+			if opts, release, runErr = skillOptions(ctx, a.Stderr, sk, h.system, h.tools, h.skillServers); runErr != nil {
 				return
 			}
+			defer release()
 		}
 		out, runErr = drain(ag.RunWith(ctx, conv, input, opts), r.event)
 	})

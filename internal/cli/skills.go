@@ -16,6 +16,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/skill"
+	"github.com/reinharness/rein/tool"
 	toolsfs "github.com/reinharness/rein/tools/fs"
 )
 
@@ -73,24 +74,39 @@ func findSkill(c *skill.Catalog, name string) (*skill.Skill, error) {
 
 // skillOptions are the run options of a turn with s activated explicitly:
 // the system prompt gains the "# Skill: NAME" section (and its context
-// section), and the skill's allowed-tools narrow the tools (never widen).
-func skillOptions(w io.Writer, s *skill.Skill, system string, tools []string) (agent.RunOptions, error) {
-	act, err := skill.Activate(s)
+// section), the MCP servers the skill binds are started (servers) and
+// their tools join the run's, and the skill's allowed-tools narrow the
+// tools (never widen; its servers' tools stay). release stops the
+// servers; call it when the turn is over.
+func skillOptions(ctx context.Context, w io.Writer, s *skill.Skill, system string, tools *tool.Set, servers skillServersFunc) (opts agent.RunOptions, release func(), err error) {
+	// A registry over the run's tools with this one skill active: the
+	// library's way of adding a skill's tools to a run.
+	reg := skill.NewRegistry(tools, skill.RegistryOptions{Servers: servers})
+	act, err := reg.Activate(ctx, s)
 	if err != nil {
-		return agent.RunOptions{}, err
+		return agent.RunOptions{}, nil, err
 	}
-	opts := agent.RunOptions{System: strings.TrimRight(system, "\n") + "\n\n" + act.Prompt}
+	opts = agent.RunOptions{System: strings.TrimRight(system, "\n") + "\n\n" + act.Prompt}
 	if act.Context != "" {
 		opts.System += "\n" + act.Context
 	}
+	if len(act.Tools) > 0 {
+		if opts.Tools, err = reg.Tools(); err != nil {
+			reg.Close()
+			return agent.RunOptions{}, nil, err
+		}
+	}
 	if s.AllowedTools != nil {
-		r, warnings := command.NewRestriction(s.AllowedTools, tools, skillLabel)
+		r, warnings := command.NewRestriction(s.AllowedTools, tools.Names(), skillLabel)
 		for _, msg := range warnings {
 			fmt.Fprintf(w, "rein: warning: skill %s: %s\n", s.Name, termsafe.Line(msg))
 		}
 		opts.AllowedTools, opts.Narrow, opts.Restriction = r.Tools, r, skillLabel
+		for _, t := range act.Tools {
+			opts.AllowedTools = append(opts.AllowedTools, t.Spec().Name)
+		}
 	}
-	return opts, nil
+	return opts, reg.Close, nil
 }
 
 // NewSkillsCommand returns `rein skills` with its subcommand list.
@@ -195,9 +211,9 @@ func (s *chatSession) skillCommand(ctx context.Context, line string) (bool, int)
 
 // skillTurn returns the options of a turn with sk active; a skill that
 // cannot be activated fails the turn with its reason.
-func (s *chatSession) skillTurn(sk *skill.Skill) func() (agent.RunOptions, error) {
-	return func() (agent.RunOptions, error) {
-		return skillOptions(s.app.Stderr, sk, s.system, s.tools.Names())
+func (s *chatSession) skillTurn(sk *skill.Skill) turnOptions {
+	return func(ctx context.Context) (agent.RunOptions, func(), error) {
+		return skillOptions(ctx, s.app.Stderr, sk, s.system, s.tools, s.skillServers)
 	}
 }
 
@@ -220,7 +236,7 @@ func (s *chatSession) warnSkillClashes() {
 
 // takePending returns the options of the skill activated for this
 // message, if any, and clears it.
-func (s *chatSession) takePending() func() (agent.RunOptions, error) {
+func (s *chatSession) takePending() turnOptions {
 	sk := s.pending
 	if sk == nil {
 		return nil
