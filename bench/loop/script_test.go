@@ -85,4 +85,3 @@ type noopIn struct {
 func historyText(i int) string {
 	return fmt.Sprintf("message %d: a sentence or two of earlier conversation, about the length of a short chat turn.", i)
 }
-
