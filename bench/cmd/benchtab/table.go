@@ -127,7 +127,7 @@ func (t *tableData) write(w io.Writer) {
 	if higherBetter[prim] {
 		better = "higher is better"
 	}
-	fmt.Fprintf(w, "\n### %s\n\nMedians over rounds; rein/peer is the median of per-round ratios of %s (%s).\n\n", strings.TrimPrefix(t.name, "Benchmark"), prim, better)
+	fmt.Fprintf(w, "\n### %s\n\nMedians over rounds; rein/peer is the median of per-round ratios of %s (%s; where a point lacks it, the first of %s it has).\n\n", strings.TrimPrefix(t.name, "Benchmark"), prim, better, strings.Join(primaryUnits, ", "))
 	fmt.Fprintf(w, "| point | impl | rounds | %s | rein/peer |\n|---|---|---|%s---|\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, p := range t.points {
 		rein := t.data[p]["rein"]
@@ -142,13 +142,29 @@ func (t *tableData) write(w io.Writer) {
 			}
 			rr := ""
 			if rein != nil && impl != "rein" {
-				if r, n := ratio(rein[prim], s[prim]); n > 0 {
+				pp := pointPrimary(rein, prim)
+				if r, n := ratio(rein[pp], s[pp]); n > 0 {
 					rr = fmt.Sprintf("%.2f", r)
 				}
 			}
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", orDash(p), impl, rounds, strings.Join(cells, " | "), rr)
 		}
 	}
+}
+
+// pointPrimary is the headline metric of one point: the table's, or the
+// first of primaryUnits the point has (a table may mix points that
+// report different figures).
+func pointPrimary(s series, prim string) string {
+	if s[prim] != nil {
+		return prim
+	}
+	for _, u := range primaryUnits {
+		if s[u] != nil {
+			return u
+		}
+	}
+	return prim
 }
 
 func values(m map[int]float64) []float64 {
