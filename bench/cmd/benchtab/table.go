@@ -20,6 +20,10 @@ func hidden(unit string, units map[string]bool) bool {
 	if isDivisor(unit) {
 		return true
 	}
+	// ns/op repeats ms/op where a benchmark reports the latter.
+	if unit == "ns/op" && units["ms/op"] {
+		return true
+	}
 	if unit == "allocs/op" || unit == "B/op" {
 		for u := range units {
 			if strings.HasPrefix(u, "allocs/") && u != "allocs/op" {
@@ -127,7 +131,11 @@ func (t *tableData) write(w io.Writer) {
 	if higherBetter[prim] {
 		better = "higher is better"
 	}
-	fmt.Fprintf(w, "\n### %s\n\nMedians over rounds; rein/peer is the median of per-round ratios of %s (%s; where a point lacks it, the first of %s it has).\n\n", strings.TrimPrefix(t.name, "Benchmark"), prim, better, strings.Join(primaryUnits, ", "))
+	fmt.Fprintf(w, "\n### %s\n\nMedians over rounds; rein/peer is the median of per-round ratios of %s (%s)", strings.TrimPrefix(t.name, "Benchmark"), prim, better)
+	if t.mixed(prim) {
+		fmt.Fprintf(w, "; points without it use the first of %s they have", strings.Join(primaryUnits, ", "))
+	}
+	fmt.Fprint(w, ".\n\n")
 	fmt.Fprintf(w, "| point | impl | rounds | %s | rein/peer |\n|---|---|---|%s---|\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, p := range t.points {
 		rein := t.data[p]["rein"]
@@ -150,6 +158,17 @@ func (t *tableData) write(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %s | %d | %s | %s |\n", orDash(p), impl, rounds, strings.Join(cells, " | "), rr)
 		}
 	}
+}
+
+// mixed reports whether some point's rein row lacks the table's
+// headline metric.
+func (t *tableData) mixed(prim string) bool {
+	for _, p := range t.points {
+		if s := t.data[p]["rein"]; s != nil && s[prim] == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pointPrimary is the headline metric of one point: the table's, or the
