@@ -79,3 +79,19 @@ func FuzzParse(f *testing.F) {
 		writeGoals(&out, ts)
 	})
 }
+
+// TestMsOpHidesNsOp checks the redundant ns/op column is left out where
+// a benchmark reports ms/op.
+func TestMsOpHidesNsOp(t *testing.T) {
+	rs, err := parse(strings.NewReader("BenchmarkS/p=a/impl=rein-2 1 2000000 ns/op 2.0 ms/op\nBenchmarkS/p=a/impl=rg-2 1 1000000 ns/op 1.0 ms/op\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, tb := range group(rs) {
+		tb.write(&out)
+	}
+	if strings.Contains(out.String(), "ns/op") || !strings.Contains(out.String(), "| p=a | rg | 1 | 1 | 2.00 |") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+}

@@ -115,7 +115,7 @@ func (t *tableData) write(w io.Writer) {
 	prim := t.primary()
 	var cols []string
 	for _, u := range primaryUnits {
-		if t.units[u] && u != prim {
+		if t.units[u] && u != prim && !hidden(u, t.units) {
 			cols = append(cols, u)
 		}
 	}
