@@ -1,0 +1,190 @@
+package resume
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/session"
+)
+
+const events = 100000
+
+// Environment of the child process that performs one resume.
+const (
+	envDB = "BENCH_RESUME_DB"
+	envID = "BENCH_RESUME_ID"
+)
+
+// TestMain makes the test binary the resuming child when asked: it
+// prints the resume's duration in ns and the conversation's length.
+func TestMain(m *testing.M) {
+	if db := os.Getenv(envDB); db != "" {
+		ctx := context.Background()
+		s, err := session.Open(ctx, session.Config{Path: db})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		start := time.Now()
+		res, err := session.Resume(ctx, s, os.Getenv(envID), nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		elapsed := time.Since(start)
+		fmt.Println(elapsed.Nanoseconds(), res.Conversation.Len())
+		res.Journal.Close()
+		s.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// turnEvents is one agent turn as the journal sees it (the same mix as
+// session/bench_test.go): eight events, four of them barriers.
+func turnEvents(i int) []agent.Event {
+	id := fmt.Sprintf("call_%d", i)
+	c := model.ToolCall{ID: id, Name: "read_file", Args: []byte(`{"path":"src/file_` + strconv.Itoa(i) + `.go"}`)}
+	res := model.ToolResult{CallID: id, Name: "read_file", Content: strings.Repeat("package main // some source\n", 20)}
+	asst := model.Message{Role: model.RoleAssistant, Parts: []model.Part{model.TextPart("Let me look at the file."), model.ToolCallPart(c)}}
+	toolMsg := model.ToolResults(res)
+	return []agent.Event{
+		{Type: agent.EventUsage, Usage: &model.Usage{InputTokens: 1200, OutputTokens: 40}},
+		{Type: agent.EventMessage, Message: &asst},
+		{Type: agent.EventToolCall, ToolCall: &c},
+		{Type: agent.EventToolDecision, Decision: &agent.Decision{CallID: id, Tool: "read_file", Action: "allow", By: "policy"}},
+		{Type: agent.EventToolResult, ToolResult: &res},
+		{Type: agent.EventMessage, Message: &toolMsg},
+		{Type: agent.EventUsage, Usage: &model.Usage{InputTokens: 1400, OutputTokens: 12}},
+		{Type: agent.EventCompaction, Compaction: &agent.CompactionInfo{Strategy: "window", KeptMessages: i}},
+	}
+}
+
+var (
+	buildOnce sync.Once
+	dbPath    string
+	sessionID string
+	wantMsgs  int
+	buildErr  error
+)
+
+// fixture writes the 100,000-event session once per process.
+func fixture(tb testing.TB) (db, id string, msgs int) {
+	tb.Helper()
+	buildOnce.Do(func() { buildErr = build() })
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return dbPath, sessionID, wantMsgs
+}
+
+func build() error {
+	dir, err := os.MkdirTemp("", "bench-resume-")
+	if err != nil {
+		return err
+	}
+	dbPath = filepath.Join(dir, session.DatabaseFile)
+	ctx := context.Background()
+	s, err := session.Open(ctx, session.Config{Path: dbPath})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	info, err := s.Create(ctx, session.Info{Workspace: "/w", Model: "bench"})
+	if err != nil {
+		return err
+	}
+	sessionID = info.ID
+	j, err := s.Journal(ctx, info.ID)
+	if err != nil {
+		return err
+	}
+	user := model.UserText("refactor the parser")
+	evs := []agent.Event{{Type: agent.EventSessionStarted}, {Type: agent.EventMessage, Message: &user}}
+	wantMsgs = 1
+	for i := 0; len(evs) < events; i++ {
+		evs = append(evs, turnEvents(i)...)
+	}
+	evs = evs[:events]
+	t0 := time.Unix(1700000000, 0)
+	for i, ev := range evs {
+		if ev.Type == agent.EventMessage && i > 1 {
+			wantMsgs++
+		}
+		ev.RunID, ev.Time = info.ID, t0.Add(time.Duration(i)*time.Millisecond)
+		if err := j.Append(ctx, ev); err != nil {
+			return fmt.Errorf("append %d: %w", i, err)
+		}
+	}
+	if err := j.Flush(ctx); err != nil {
+		return err
+	}
+	return j.Close()
+}
+
+// resumeOnce resumes in a child process and returns the resume's own
+// duration, the conversation length and the child's peak RSS in MB.
+func resumeOnce(tb testing.TB, db, id string) (time.Duration, int, float64) {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), envDB+"="+db, envID+"="+id)
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("resume child: %v", err)
+	}
+	var ns int64
+	var n int
+	if _, err := fmt.Sscan(string(out), &ns, &n); err != nil {
+		tb.Fatalf("resume child printed %q: %v", out, err)
+	}
+	rss := 0.0
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = float64(ru.Maxrss) / 1024
+	}
+	return time.Duration(ns), n, rss
+}
+
+// TestCorrectResume checks the resumed conversation holds every message
+// of the 100,000 events.
+func TestCorrectResume(t *testing.T) {
+	db, id, msgs := fixture(t)
+	_, n, _ := resumeOnce(t, db, id)
+	if n != msgs {
+		t.Fatalf("resumed %d messages, want %d", n, msgs)
+	}
+}
+
+// BenchmarkResume reports the resume's ms/op (measured in the child,
+// without process start) and the child's peak-RSS-MB (the largest).
+func BenchmarkResume(b *testing.B) {
+	db, id, msgs := fixture(b)
+	b.Run(fmt.Sprintf("events=%d/impl=rein", events), func(b *testing.B) {
+		var total time.Duration
+		peak := 0.0
+		for b.Loop() {
+			d, n, rss := resumeOnce(b, db, id)
+			if n != msgs {
+				b.Fatalf("resumed %d messages, want %d", n, msgs)
+			}
+			total += d
+			peak = max(peak, rss)
+		}
+		b.ReportMetric(float64(total)/float64(time.Millisecond)/float64(b.N), "ms/op")
+		b.ReportMetric(peak, "peak-RSS-MB")
+	})
+}
