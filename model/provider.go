@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"iter"
+	"strings"
 )
 
 // Provider is a model backend.
@@ -62,6 +63,33 @@ type Builder struct {
 	// closedAt is 1 + the index of the last reasoning part whose block has
 	// ended, so the next reasoning delta starts a new part.
 	closedAt int
+	// acc accumulates the deltas of the part at index accAt-1 (0: none):
+	// appending to a string per delta would copy the whole text each
+	// time, quadratic in a long answer. Its text is stored into the part
+	// when another part starts accumulating and by Response.
+	acc   strings.Builder
+	accAt int
+}
+
+// appendText adds a delta to the text of the last part.
+func (b *Builder) appendText(text string) {
+	n := len(b.parts)
+	if b.accAt != n {
+		b.flush()
+		b.acc.Reset()
+		b.acc.WriteString(b.parts[n-1].Text)
+		b.accAt = n
+	}
+	b.acc.WriteString(text)
+}
+
+// flush stores the accumulated text into its part. A strings.Builder's
+// String shares its buffer without copying, and later writes never
+// change bytes a returned string covers.
+func (b *Builder) flush() {
+	if b.accAt > 0 {
+		b.parts[b.accAt-1].Text = b.acc.String()
+	}
 }
 
 // Add folds one event into the message under construction.
@@ -69,13 +97,13 @@ func (b *Builder) Add(ev Event) {
 	switch ev.Kind {
 	case EventTextDelta:
 		if n := len(b.parts); n > 0 && b.parts[n-1].Kind == PartText {
-			b.parts[n-1].Text += ev.Text
+			b.appendText(ev.Text)
 			return
 		}
 		b.parts = append(b.parts, TextPart(ev.Text))
 	case EventReasoningDelta:
 		if n := len(b.parts); n > 0 && b.parts[n-1].Kind == PartReasoning && !b.reasoningClosed(n-1) {
-			b.parts[n-1].Text += ev.Text
+			b.appendText(ev.Text)
 			return
 		}
 		b.parts = append(b.parts, Part{Kind: PartReasoning, Text: ev.Text})
@@ -115,6 +143,7 @@ func (b *Builder) Stopped() bool { return b.stopped }
 
 // Response returns the message assembled so far.
 func (b *Builder) Response() *Response {
+	b.flush()
 	return &Response{
 		Message:    Message{Role: RoleAssistant, Parts: append([]Part(nil), b.parts...)},
 		Usage:      b.usage,

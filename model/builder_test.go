@@ -1,0 +1,53 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBuilderLongTextIsLinear: a long answer streamed in small deltas is
+// assembled without copying the text per delta (which made a 2 MB answer
+// allocate gigabytes), and responses taken mid-stream keep their text.
+func TestBuilderLongTextIsLinear(t *testing.T) {
+	const deltas, size = 20000, 100
+	piece := strings.Repeat("x", size)
+	var mid *Response
+	allocs := testing.AllocsPerRun(1, func() {
+		var b Builder
+		b.Add(Event{Kind: EventReasoningDelta, Text: "think"})
+		b.Add(Event{Kind: EventReasoningDelta, Text: "ing"})
+		for i := range deltas {
+			b.Add(Event{Kind: EventTextDelta, Text: piece})
+			if i == deltas/2 {
+				mid = b.Response()
+			}
+		}
+		b.Add(Event{Kind: EventToolCall, ToolCall: &ToolCall{ID: "c", Name: "n"}})
+		b.Add(Event{Kind: EventTextDelta, Text: "tail"})
+		r := b.Response()
+		if got := r.Message.Parts[1].Text; len(got) != deltas*size {
+			t.Fatalf("text length %d, want %d", len(got), deltas*size)
+		}
+		if r.Message.Parts[0].Text != "thinking" || r.Message.Parts[3].Text != "tail" {
+			t.Fatalf("parts = %+v", r.Message.Parts)
+		}
+	})
+	if allocs > 200 {
+		t.Errorf("%v allocations for %d deltas; the text is being copied per delta", allocs, deltas)
+	}
+	if got := len(mid.Message.Parts[1].Text); got != (deltas/2+1)*size {
+		t.Errorf("a mid-stream response changed: %d bytes, want %d", got, (deltas/2+1)*size)
+	}
+}
+
+func BenchmarkBuilderText(b *testing.B) {
+	piece := strings.Repeat("x", 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		var bl Builder
+		for range 30000 {
+			bl.Add(Event{Kind: EventTextDelta, Text: piece})
+		}
+		_ = bl.Response()
+	}
+}
