@@ -131,6 +131,8 @@ type invocation struct {
 	interrupts chan os.Signal
 	stdout     *syncBuffer
 	stderr     *syncBuffer
+	// timeout bounds the run; 0 means 60 s.
+	timeout time.Duration
 }
 
 func (e *env) invoke(stdin string) *invocation {
@@ -147,7 +149,11 @@ func (in *invocation) run(t *testing.T, args ...string) result {
 // input while the session runs).
 func (in *invocation) runWithStdin(t *testing.T, r io.Reader, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	timeout := in.timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	app := &cli.App{
 		Stdin:  r,

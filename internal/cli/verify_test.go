@@ -187,7 +187,12 @@ func TestVerifyGoProject(t *testing.T) {
 		sse(textBody("Refactored Add. All tests pass.")),
 		sse(textBody("I am confident: all tests pass.")),
 	)
-	res := e.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "-e", srv.URL, "refactor Add")
+	// go test builds the standard library's test dependencies into an
+	// empty cache inside the sandbox first: on a loaded machine that
+	// alone can take a minute.
+	inv := e.invoke("")
+	inv.timeout = 6 * time.Minute
+	res := inv.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "-e", srv.URL, "refactor Add")
 	t.Logf("rein run exit %d\n--- stdout ---\n%s--- stderr ---\n%s", res.code, res.stdout, res.stderr)
 	if res.code != 4 {
 		t.Fatalf("exit %d, want 4", res.code)
