@@ -194,10 +194,10 @@ func (m *Model) notice(n NoticeMsg) {
 	m.print(text)
 }
 
-// printBlocks prints finished markdown blocks, a blank line between.
+// printBlocks prints finished markdown blocks, each after a blank line.
 func (m *Model) printBlocks(blocks []string) {
 	for _, b := range blocks {
-		m.print(b + "\n")
+		m.print("\n" + b)
 	}
 }
 

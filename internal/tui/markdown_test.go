@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 )
 
 // streamAll feeds text to a stream in chunks of n bytes and returns the
