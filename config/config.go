@@ -72,6 +72,9 @@ type ModelConfig struct {
 	ContextWindow int      // tokens; 0 = ask the server
 	MaxTokens     int      // output tokens per call; 0 = provider default
 	Temperature   *float64 // nil = not sent
+	// InputPrice and OutputPrice are the prices per million input and
+	// output tokens; 0 = unknown (no cost is shown).
+	InputPrice, OutputPrice float64
 }
 
 // AgentConfig holds the agent loop's prompt and limits. Zero Timeout and
@@ -180,6 +183,8 @@ type Settings struct {
 	ContextWindow *int
 	MaxTokens     *int
 	Temperature   *float64
+	InputPrice    *float64
+	OutputPrice   *float64
 
 	SystemPrompt     *string
 	MaxSteps         *int

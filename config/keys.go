@@ -67,6 +67,15 @@ var specs = []keySpec{
 	{key: "model.max_tokens", name: "max_tokens", kind: kindInt,
 		inFiles: true, validate: intRange(0, 1<<30),
 		field: func(s *Settings) any { return &s.MaxTokens }},
+	// Prices are per million tokens, in whatever currency the user
+	// reads them in; chat's status line and /cost show the session's
+	// cost when both are set.
+	{key: "model.input_price", name: "input_price", kind: kindFloat,
+		inFiles: true, validate: floatRange(0, 1e6),
+		field: func(s *Settings) any { return &s.InputPrice }},
+	{key: "model.output_price", name: "output_price", kind: kindFloat,
+		inFiles: true, validate: floatRange(0, 1e6),
+		field: func(s *Settings) any { return &s.OutputPrice }},
 	{key: "model.temperature", name: "temperature", kind: kindFloat,
 		inFiles: true, validate: floatRange(0, 2),
 		field: func(s *Settings) any { return &s.Temperature }},

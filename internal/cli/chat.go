@@ -14,6 +14,7 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/skill"
@@ -29,6 +30,10 @@ const chatHelp = `Type a message and press Enter. Commands:
   /compact summarize the conversation so far to free context
   /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
+  /cost   show the session's cost ([model] input_price, output_price)
+  /status show the model, preset, session, context and MCP servers
+  /permissions  list what was allowed "always for this project";
+          /permissions rm N revokes grant N
   /mcp    show the MCP servers and their state
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
@@ -61,6 +66,7 @@ only once you approve it. Without a terminal they are declined.
 		},
 	}
 	flags.register(cmd.Flags())
+	cmd.Flags().BoolVar(&flags.noTUI, "no-tui", false, "use the line mode even on a terminal")
 	return cmd
 }
 
@@ -105,6 +111,13 @@ type chatSession struct {
 	interactive bool
 	usage       model.Usage
 	turns       int
+	// front is the terminal UI, nil in line mode; lastInput is the input
+	// tokens of the last request (the context used), preset the policy's.
+	front     *tuiFront
+	lastInput int
+	preset    string
+	// perms are the grants "always for this project" (/permissions).
+	perms *permissionStore
 	// status is the exit code the session ends with: that of the last
 	// turn, where a turn the user cancelled counts as success.
 	status int
@@ -119,6 +132,18 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if err != nil {
 		return a.fail(err, nil)
 	}
+	var front *tuiFront
+	if a.useTUI(flags.noTUI) {
+		// The same chat, shown by the terminal UI: what the chat prints
+		// becomes the UI's notices, the UI's cancels its interrupts.
+		front = a.newTUIFront(ctx, a.openHistory(flags, wsDir), a.chatCommandNames(wsDir), workspacePaths(wsDir))
+		defer front.close()
+		b := *a
+		b.Stdout = &noticeWriter{f: front, kind: tui.NoticeOutput}
+		b.Stderr = &noticeWriter{f: front, kind: tui.NoticeInfo}
+		b.Interrupts = front.interrupts
+		a = &b
+	}
 	a.serialOutput()
 	ex := newExplainer(cfg.Model)
 	interactive := a.IsTerminal()
@@ -127,7 +152,11 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	// One reader for the session: approval answers come from the same
 	// lines as messages (see lineSource).
 	src := newLineSource(readCtx, a.Stdin)
-	ho := harnessOptions{workspace: wsDir, flags: flags}
+	ho := harnessOptions{workspace: wsDir, flags: flags, front: front}
+	if front != nil {
+		src = newChanSource(front.msgs)
+		ho.answers = front.readAnswer
+	}
 	if interactive {
 		// MCP servers' questions are put to the user too; without a
 		// terminal nobody can answer them and they are declined.
@@ -156,9 +185,12 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		console: h.console, interactive: interactive, steer: h.steer, children: h.children,
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
+		front: front, preset: string(h.engine.Preset()),
+		perms: newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
 	}
 	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
+	s.pushStatus()
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
 			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset(), s.conv.ID())
@@ -203,7 +235,7 @@ func (s *chatSession) loop(ctx context.Context, lines <-chan inputLine) int {
 }
 
 func (s *chatSession) prompt() {
-	if s.interactive {
+	if s.interactive && s.front == nil {
 		fmt.Fprint(s.app.Stderr, "› ")
 	}
 }
@@ -237,6 +269,12 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		return s.promptCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/prompt")))
 	case line == "/skills":
 		fmt.Fprintln(a.Stderr, skillHelp(s.skills))
+	case line == "/cost":
+		s.costCommand()
+	case line == "/status":
+		s.statusCommand()
+	case line == "/permissions" || strings.HasPrefix(line, "/permissions "):
+		s.permissionsCommand(strings.TrimSpace(strings.TrimPrefix(line, "/permissions")))
 	case line == "/usage":
 		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
 	case strings.HasPrefix(line, "/") && s.isCustom(line):
@@ -282,7 +320,12 @@ type turnOptions func(ctx context.Context) (opts agent.RunOptions, release func(
 
 func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) (quit bool, code int) {
 	a := s.app
-	r := &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
+	var r renderer = &textRenderer{out: a.Stdout, err: a.Stderr, ex: s.ex}
+	if s.front != nil {
+		r = &tuiRenderer{s: s, f: s.front}
+		s.front.turnStarted()
+		defer s.turnEnded()
+	}
 	var (
 		out    *agent.Outcome
 		runErr error

@@ -72,6 +72,11 @@ type harnessOptions struct {
 	// the user through lines (chat on a terminal); otherwise they are
 	// declined.
 	askServers bool
+	// front is chat's terminal UI: approvals are asked in its dialog and
+	// answers is the line source of MCP servers' questions. Nil in line
+	// mode.
+	front   *tuiFront
+	answers func(context.Context) (string, error)
 }
 
 // newHarness opens the workspace under the configured sandbox and builds
@@ -88,6 +93,12 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
+	perms := newPermissionStore(state)
+	if l, ok, err := perms.layer(o.workspace); err != nil {
+		return nil, fmt.Errorf("reading the permissions granted in chat: %w", err)
+	} else if ok {
+		layers = append(layers, l)
+	}
 	approved, err := openApproved(state)
 	if err != nil {
 		return nil, err
@@ -155,7 +166,11 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	var in mcp.Interaction = mcp.Decline{}
 	if o.lines != nil && o.askServers {
 		h.gate = newPromptGate()
-		h.console = newConsoleInteraction(h.gate, o.lines.readLine, a.Stderr)
+		read := o.lines.readLine
+		if o.answers != nil {
+			read = o.answers
+		}
+		h.console = newConsoleInteraction(h.gate, read, a.Stderr)
 		in = h.console
 	}
 	if h.mcp, err = a.startMCP(plan, ws.Dir(), h.tools, in); err != nil {
@@ -165,7 +180,12 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	for _, w := range append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
-	if o.lines != nil && o.flags.approve == approveAsk {
+	if o.front != nil && o.flags.approve == approveAsk {
+		h.approver = newDialogApprover(o.front, ws, perms, h.engine)
+		if h.gate != nil {
+			h.approver = &gatedApprover{gate: h.gate, inner: h.approver}
+		}
+	} else if o.lines != nil && o.flags.approve == approveAsk {
 		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
 			Workspace: ws.Dir(), Approved: approved, Decider: h.engine, ReadLine: o.lines.readLine,
 		})

@@ -45,6 +45,8 @@ type commonFlags struct {
 	session sessionFlags
 	// noVerify skips the [verify] checks (the verification gate).
 	noVerify bool
+	// noTUI keeps chat in the line mode on a terminal (chat only).
+	noTUI bool
 }
 
 func (f *commonFlags) register(fs *pflag.FlagSet) {

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/tui"
+	"github.com/reinharness/rein/mcp"
+)
+
+// builtinCommands are chat's own slash commands, for Tab completion.
+var builtinCommands = []string{
+	"/help", "/diff", "/undo", "/compact", "/clear", "/usage", "/cost", "/status",
+	"/model", "/permissions", "/mcp", "/prompt", "/skills", "/exit",
+}
+
+// chatCommandNames are the slash commands Tab completes: the built-in
+// ones and the workspace's custom commands.
+func (a *App) chatCommandNames(wsDir string) []string {
+	names := slices.Clone(builtinCommands)
+	for _, n := range a.loadCommands(wsDir).Names() {
+		names = append(names, "/"+n)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// openHistory opens the workspace's input history in the state
+// directory; without one (or when it cannot be read) the history lasts
+// for the session only.
+func (a *App) openHistory(flags *commonFlags, wsDir string) *tui.History {
+	path := historyPath(stateDir(flags.stateDirFlag(), a.Getenv), wsDir)
+	h, err := tui.OpenHistory(path)
+	if err != nil {
+		h, _ = tui.OpenHistory("")
+	}
+	return h
+}
+
+// maxCompletions bounds the paths one Tab lists.
+const maxCompletions = 200
+
+// workspacePaths completes @path prefixes to entries of the workspace:
+// relative paths only, never through "..", hidden entries only when the
+// prefix names them.
+func workspacePaths(wsDir string) func(string) []string {
+	root := canonicalDir(wsDir)
+	return func(prefix string) []string {
+		if filepath.IsAbs(prefix) || slices.Contains(strings.Split(prefix, "/"), "..") {
+			return nil
+		}
+		dir, base := filepath.Split(prefix)
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, e := range entries {
+			n := e.Name()
+			if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+				continue
+			}
+			if e.IsDir() {
+				n += "/"
+			}
+			out = append(out, dir+n)
+			if len(out) == maxCompletions {
+				break
+			}
+		}
+		return out
+	}
+}
+
+// newChanSource is a line source fed by a channel (the terminal UI's
+// messages) rather than a reader.
+func newChanSource(ch <-chan inputLine) *lineSource {
+	s := &lineSource{ch: ch}
+	s.once.Do(func() {})
+	return s
+}
+
+// turnEnded ends the turn's activity display and refreshes the status.
+func (s *chatSession) turnEnded() {
+	s.front.send(tui.TurnMsg{Running: false})
+	s.pushStatus()
+}
+
+// pushStatus updates the UI's status line; a no-op in line mode.
+func (s *chatSession) pushStatus() {
+	if s.front == nil {
+		return
+	}
+	st := tui.Status{
+		Model: modelName(s.cfg), Preset: s.preset, Session: s.conv.ID(),
+		Tokens: fmt.Sprintf("%s in / %s out", humanTokens(s.usage.InputTokens), humanTokens(s.usage.OutputTokens)),
+		Cost:   s.cost(),
+	}
+	if w := s.cfg.Model.ContextWindow; w > 0 && s.lastInput > 0 {
+		st.Context = fmt.Sprintf("%d%%", min(100, s.lastInput*100/w))
+	}
+	st.MCP = s.mcpSummary()
+	s.front.send(tui.StatusMsg(st))
+}
+
+// cost is the session's cost at the configured prices, "" when they are
+// not known.
+func (s *chatSession) cost() string {
+	in, out := s.cfg.Model.InputPrice, s.cfg.Model.OutputPrice
+	if in == 0 && out == 0 {
+		return ""
+	}
+	c := (float64(s.usage.InputTokens)*in + float64(s.usage.OutputTokens)*out) / 1e6
+	return fmt.Sprintf("$%.4f", c)
+}
+
+// mcpSummary is "N up, M failed" for the status line; it does not wait
+// for servers still connecting.
+func (s *chatSession) mcpSummary() string {
+	if s.mcp == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	up, failed := 0, 0
+	for _, st := range s.mcp.m.Status(ctx) {
+		switch st.State {
+		case mcp.StateConnected:
+			up++
+		case mcp.StateFailed:
+			failed++
+		}
+	}
+	if failed == 0 {
+		return fmt.Sprintf("%d up", up)
+	}
+	return fmt.Sprintf("%d up, %d failed", up, failed)
+}
+
+// humanTokens formats a token count compactly (12.3k).
+func humanTokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// costCommand is /cost.
+func (s *chatSession) costCommand() {
+	c := s.cost()
+	if c == "" {
+		fmt.Fprintf(s.app.Stderr, "(no prices configured: set [model] input_price and output_price, per million tokens; %d input, %d output tokens so far)\n", s.usage.InputTokens, s.usage.OutputTokens)
+		return
+	}
+	fmt.Fprintf(s.app.Stderr, "session cost: %s (%d input, %d output tokens at %g / %g per million)\n",
+		c, s.usage.InputTokens, s.usage.OutputTokens, s.cfg.Model.InputPrice, s.cfg.Model.OutputPrice)
+}
+
+// statusCommand is /status.
+func (s *chatSession) statusCommand() {
+	w := s.app.Stderr
+	fmt.Fprintf(w, "model %s at %s, preset %s\n", modelName(s.cfg), s.ex.endpoint, s.preset)
+	fmt.Fprintf(w, "session %s in %s, %d turns\n", s.conv.ID(), s.ws.Dir(), s.turns)
+	if win := s.cfg.Model.ContextWindow; win > 0 {
+		fmt.Fprintf(w, "context: %d of %d tokens in the last request\n", s.lastInput, win)
+	}
+	if m := s.mcpSummary(); m != "" {
+		fmt.Fprintf(w, "MCP servers: %s (/mcp for details)\n", m)
+	}
+}
+
+// permissionsCommand is /permissions [rm N].
+func (s *chatSession) permissionsCommand(arg string) {
+	w := s.app.Stderr
+	if rest, ok := strings.CutPrefix(arg, "rm "); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil {
+			fmt.Fprintln(w, "rein: /permissions rm takes the number of a grant, as /permissions lists them")
+			return
+		}
+		p, err := s.perms.remove(s.ws.Dir(), n)
+		if err != nil {
+			fmt.Fprintf(w, "rein: %s\n", termsafe.Line(err.Error()))
+			return
+		}
+		fmt.Fprintf(w, "revoked %s (from the next session on; this one keeps its session approvals)\n", termsafe.Line(p.describe()))
+		return
+	}
+	if arg != "" {
+		fmt.Fprintln(w, "rein: /permissions takes nothing or rm N")
+		return
+	}
+	ps, err := s.perms.list(s.ws.Dir())
+	if err != nil {
+		fmt.Fprintf(w, "rein: %s\n", termsafe.Line(err.Error()))
+		return
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(w, `(nothing allowed "always for this project" here)`)
+		return
+	}
+	for i, p := range ps {
+		fmt.Fprintf(w, "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.Added.Format("2006-01-02"))
+	}
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinharness/rein/internal/statefile"
+	"github.com/reinharness/rein/policy"
+)
+
+// permissionsFile is the store, in the state directory, of what the user
+// allowed "always for this project" in chat's approval dialog. It is kept
+// outside the repository, keyed by the workspace's canonical path: a
+// repository cannot grant itself permissions, and granting one does not
+// change a file others check out.
+const permissionsFile = "permissions.json"
+
+// permission is one grant: a tool, or one exact command (argv).
+type permission struct {
+	Tool    string    `json:"tool,omitempty"`
+	Command []string  `json:"command,omitempty"`
+	Added   time.Time `json:"added"`
+}
+
+// describe is the grant as /permissions and rein permissions list show it.
+func (p permission) describe() string {
+	if len(p.Command) > 0 {
+		return "command " + strings.Join(p.Command, " ") + " (exactly)"
+	}
+	return "tool " + p.Tool
+}
+
+type permissionsData struct {
+	Version    int                     `json:"version"`
+	Workspaces map[string][]permission `json:"workspaces"`
+}
+
+// permissionStore reads and writes the permissions file. It is safe for
+// concurrent use; every change re-reads the file, so grants made by
+// another rein meanwhile are kept.
+type permissionStore struct {
+	path string
+	mu   sync.Mutex
+}
+
+func newPermissionStore(state string) *permissionStore {
+	if state == "" {
+		return nil
+	}
+	return &permissionStore{path: filepath.Join(state, permissionsFile)}
+}
+
+func (s *permissionStore) load() (permissionsData, error) {
+	d := permissionsData{Version: 1, Workspaces: map[string][]permission{}}
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return d, fmt.Errorf("%s is corrupt (%v); fix or delete it", s.path, err)
+	}
+	if d.Version != 1 {
+		return d, fmt.Errorf("%s has version %d, rein reads version 1", s.path, d.Version)
+	}
+	if d.Workspaces == nil {
+		d.Workspaces = map[string][]permission{}
+	}
+	return d, nil
+}
+
+func (s *permissionStore) save(d permissionsData) error {
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	return statefile.WriteAtomic(s.path, append(data, '\n'), 0o600)
+}
+
+// list returns the grants of workspace ws.
+func (s *permissionStore) list(ws string) ([]permission, error) {
+	if s == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.load()
+	return d.Workspaces[canonicalDir(ws)], err
+}
+
+// add records grants for ws, skipping ones it holds already.
+func (s *permissionStore) add(ws string, ps ...permission) error {
+	if s == nil {
+		return errors.New("no state directory to keep permissions in")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.load()
+	if err != nil {
+		return err
+	}
+	key := canonicalDir(ws)
+	for _, p := range ps {
+		if !slices.ContainsFunc(d.Workspaces[key], func(q permission) bool { return q.Tool == p.Tool && slices.Equal(q.Command, p.Command) }) {
+			d.Workspaces[key] = append(d.Workspaces[key], p)
+		}
+	}
+	return s.save(d)
+}
+
+// remove revokes grant n (1-based, as listed) of ws and returns it.
+func (s *permissionStore) remove(ws string, n int) (permission, error) {
+	if s == nil {
+		return permission{}, errors.New("no state directory")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.load()
+	if err != nil {
+		return permission{}, err
+	}
+	key := canonicalDir(ws)
+	list := d.Workspaces[key]
+	if n < 1 || n > len(list) {
+		return permission{}, fmt.Errorf("no permission %d (this workspace has %d)", n, len(list))
+	}
+	p := list[n-1]
+	d.Workspaces[key] = slices.Delete(list, n-1, n)
+	if len(d.Workspaces[key]) == 0 {
+		delete(d.Workspaces, key)
+	}
+	return p, s.save(d)
+}
+
+// layer is the policy layer of ws's grants: user-level allow rules, as
+// trusted as the user's own configuration (the file is the user's, in
+// the state directory). ok is false when there are none.
+func (s *permissionStore) layer(ws string) (policy.Layer, bool, error) {
+	ps, err := s.list(ws)
+	if err != nil || len(ps) == 0 {
+		return policy.Layer{}, false, err
+	}
+	var c policy.Config
+	for _, p := range ps {
+		if len(p.Command) > 0 {
+			c.Commands = append(c.Commands, policy.CommandRule{Prefix: p.Command, Exact: true, Action: "allow", Reason: "allowed always for this project (rein permissions)"})
+		} else if p.Tool != "" {
+			c.Tools = append(c.Tools, policy.ToolRule{Name: p.Tool, Action: "allow"})
+		}
+	}
+	return policy.Layer{Kind: policy.LayerUser, Source: s.path, Config: c}, true, nil
+}

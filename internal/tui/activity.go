@@ -1,0 +1,333 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/termsafe"
+)
+
+// Bounds of what the live area and the one-line summaries show.
+const (
+	maxReasoningLive = 3
+	maxResultLines   = 8
+	maxDetail        = 200
+)
+
+// event shows one agent event.
+func (m *Model) event(msg EventMsg) {
+	ev := msg.Event
+	if ev.AgentPath != "" {
+		m.childEvent(ev)
+		return
+	}
+	switch ev.Type {
+	case agent.EventReasoningDelta:
+		m.reasoning.WriteString(termsafe.Text(ev.Text))
+	case agent.EventTextDelta:
+		m.foldReasoning()
+		m.md.write(ev.Text)
+		m.printBlocks(m.md.done())
+	case agent.EventToolCallStarted:
+		if ev.ToolCall != nil {
+			m.endAnswer()
+			m.startCall(ev.ToolCall.ID, ev.ToolCall.Name, "")
+		}
+	case agent.EventToolCall:
+		if ev.ToolCall != nil {
+			m.endAnswer()
+			m.startCall(ev.ToolCall.ID, ev.ToolCall.Name, callDetail(ev.ToolCall.Name, ev.ToolCall.Args))
+		}
+	case agent.EventToolDecision:
+		m.decision(ev.Decision)
+	case agent.EventToolResult:
+		if ev.ToolResult != nil {
+			m.result(ev, msg.Diff)
+		}
+	case agent.EventPlanUpdated:
+		m.plan = ev.Plan
+	case agent.EventVerifyStarted:
+		if ev.Verify != nil {
+			m.verify = "verifying: " + termsafe.Line(ev.Verify.Check)
+		}
+	case agent.EventVerifyResult:
+		m.verifyResult(ev.Verify)
+	case agent.EventCompaction:
+		if ev.Compaction != nil {
+			m.print(m.st.dim.Render(fmt.Sprintf("(context compacted: %d earlier messages summarized)", ev.Compaction.OmittedMessages+ev.Compaction.Summarized)))
+		}
+	case agent.EventSessionCompleted:
+		m.endAnswer()
+	}
+}
+
+// childEvent shows a sub-agent's tool activity, indented under its task.
+func (m *Model) childEvent(ev agent.Event) {
+	name := termsafe.Line(ev.Agent)
+	if name == "" {
+		name = "sub-agent"
+	}
+	indent := strings.Repeat("  ", max(ev.Depth, 1))
+	switch {
+	case ev.Type == agent.EventToolCall && ev.ToolCall != nil:
+		m.print(m.st.dim.Render(fmt.Sprintf("%s%s → %s %s", indent, name, termsafe.Line(ev.ToolCall.Name), callDetail(ev.ToolCall.Name, ev.ToolCall.Args))))
+	case ev.Type == agent.EventToolResult && ev.ToolResult != nil:
+		m.print(m.st.dim.Render(indent + "  ← " + firstLine(ev.ToolResult.Content)))
+	}
+}
+
+// startCall adds (or updates) a running call.
+func (m *Model) startCall(id, name, detail string) {
+	for _, c := range m.calls {
+		if c.id == id {
+			if detail != "" {
+				c.detail = detail
+				c.start = m.now() // the call runs now; streaming is over
+			}
+			return
+		}
+	}
+	m.calls = append(m.calls, &runningCall{id: id, name: termsafe.Line(name), detail: detail, start: m.now()})
+}
+
+// decision shows a denial; the call line shows allowed calls.
+func (m *Model) decision(d *agent.Decision) {
+	if d == nil {
+		return
+	}
+	if d.Action == "allow" {
+		for _, c := range m.calls {
+			if c.id == d.CallID {
+				c.start = m.now() // approval time does not count
+			}
+		}
+		return
+	}
+	if d.Action != "deny" || d.By == "harness" {
+		return
+	}
+	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
+	m.print(m.st.bad.Render("✗ "+termsafe.Line(d.Tool)+" denied") + ": " + termsafe.Line(clipRunes(why, 400)))
+}
+
+// result ends a call: one summary line (with the start of its output for
+// a command, the colored diff for a file change); Ctrl-O shows all of
+// the last result.
+func (m *Model) result(ev agent.Event, diff string) {
+	r := ev.ToolResult
+	var call *runningCall
+	for i, c := range m.calls {
+		if c.id == r.CallID {
+			call = c
+			m.calls = append(m.calls[:i], m.calls[i+1:]...)
+			break
+		}
+	}
+	name, detail, took := termsafe.Line(r.Name), "", ""
+	if call != nil {
+		name, detail = call.name, call.detail
+		took = " " + m.st.dim.Render("("+elapsed(m.now().Sub(call.start))+")")
+	}
+	content := termsafe.Escape(strings.TrimRight(r.Content, "\n"))
+	m.lastResult = content
+	mark := m.st.ok.Render("●")
+	if r.IsError {
+		mark = m.st.bad.Render("●")
+	}
+	head := mark + " " + m.st.bold.Render(name)
+	if detail != "" {
+		head += " " + detail
+	}
+	lines := strings.Split(content, "\n")
+	var b strings.Builder
+	b.WriteString(head + took + "\n  ⎿ " + clipRunes(lines[0], max(m.width-6, 20)))
+	rest := lines[1:]
+	if name == "run_command" || r.IsError {
+		for i, l := range rest {
+			if i == maxResultLines {
+				break
+			}
+			b.WriteString("\n    " + m.st.dim.Render(clipRunes(l, max(m.width-6, 20))))
+		}
+		rest = rest[min(len(rest), maxResultLines):]
+	}
+	if len(rest) > 0 {
+		b.WriteString("\n    " + m.st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o shows the whole result)", len(rest))))
+	}
+	if diff != "" {
+		b.WriteString("\n" + m.st.colorDiff(termsafe.Escape(diff)))
+	}
+	m.print(b.String())
+}
+
+func (m *Model) verifyResult(v *agent.VerifyInfo) {
+	m.verify = ""
+	if v == nil {
+		return
+	}
+	line := fmt.Sprintf("verify %s: exit %d (%s)", termsafe.Line(v.Check), v.ExitCode, elapsed(v.Duration))
+	if v.Passed {
+		m.print(m.st.ok.Render("✓ ") + line)
+		return
+	}
+	if v.Err != "" {
+		line += ": " + termsafe.Line(clipRunes(v.Err, 200))
+	}
+	m.print(m.st.bad.Render("✗ ") + line)
+}
+
+// notice prints a notice of the front end.
+func (m *Model) notice(n NoticeMsg) {
+	m.endAnswer()
+	text := termsafe.Escape(strings.TrimRight(n.Text, "\n"))
+	switch {
+	case n.Kind == NoticeOutput && looksLikeDiff(text):
+		text = m.st.colorDiff(text)
+	case n.Kind == NoticeError:
+		text = m.st.bad.Render(text)
+	case n.Kind == NoticeInfo:
+		text = m.st.dim.Render(text)
+	}
+	m.print(text)
+}
+
+// printBlocks prints finished markdown blocks, each after a blank line.
+func (m *Model) printBlocks(blocks []string) {
+	for _, b := range blocks {
+		m.print("\n" + b)
+	}
+}
+
+// endAnswer freezes the answer streamed so far (a tool call or a notice
+// follows it).
+func (m *Model) endAnswer() { m.printBlocks(m.md.flush()) }
+
+// foldReasoning replaces the streamed reasoning with one line once the
+// answer (or the turn's end) comes; Ctrl-T shows it.
+func (m *Model) foldReasoning() {
+	if m.folded || m.reasoning.Len() == 0 {
+		return
+	}
+	m.folded = true
+	m.lastReasoning = m.reasoning.String()
+	n := strings.Count(strings.TrimRight(m.lastReasoning, "\n"), "\n") + 1
+	m.print(m.st.dim.Render(fmt.Sprintf("∴ thought for %d lines (ctrl+t shows)", n)))
+	m.reasoning.Reset()
+}
+
+// liveArea is what changes while a turn runs: reasoning, the answer's
+// unfinished block, the calls running, the plan, a spinner.
+func (m *Model) liveArea() string {
+	var parts []string
+	if m.reasoning.Len() > 0 && !m.folded {
+		parts = append(parts, m.st.dim.Render(tailLines(m.reasoning.String(), maxReasoningLive, m.width)))
+	}
+	if live := m.md.live(); live != "" {
+		parts = append(parts, tailLines(live, m.liveBudget(), 0))
+	}
+	for _, c := range m.calls {
+		line := fmt.Sprintf("%s %s %s %s", m.spin.View(), m.st.bold.Render(c.name), c.detail, m.st.dim.Render(elapsed(m.now().Sub(c.start))))
+		parts = append(parts, clipLine(line, m.width))
+	}
+	if len(m.plan) > 0 {
+		parts = append(parts, m.planText())
+	}
+	if m.verify != "" {
+		parts = append(parts, m.spin.View()+" "+m.verify)
+	}
+	if m.busy && len(m.calls) == 0 && m.verify == "" {
+		parts = append(parts, m.spin.View()+" "+m.st.dim.Render("working "+elapsed(m.now().Sub(m.turnStart))+" · esc cancels"))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// liveBudget is how many lines the answer's live block may take: the
+// rest of the screen holds the input and status.
+func (m *Model) liveBudget() int { return max(m.height-m.input.Height()-6, 3) }
+
+// planText is the plan as a checklist.
+func (m *Model) planText() string {
+	var b strings.Builder
+	b.WriteString(m.st.bold.Render("Plan"))
+	for _, it := range m.plan {
+		box := "☐"
+		text := termsafe.Line(it.Content)
+		switch it.Status {
+		case agent.PlanCompleted:
+			box = m.st.ok.Render("☑")
+			text = m.st.dim.Render(text)
+		case agent.PlanInProgress:
+			box = m.st.accent.Render("▶")
+			if it.ActiveForm != "" {
+				text = termsafe.Line(it.ActiveForm)
+			}
+		}
+		b.WriteString("\n  " + box + " " + clipRunes(text, max(m.width-6, 20)))
+	}
+	return b.String()
+}
+
+// callDetail is the short description of a call: a command, a path.
+func callDetail(name string, args []byte) string {
+	var fields map[string]any
+	if json.Unmarshal(args, &fields) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "path", "pattern", "url", "query", "description"} {
+		if s, ok := fields[k].(string); ok && s != "" {
+			return termsafe.Line(clipRunes(s, maxDetail))
+		}
+	}
+	_ = name
+	return ""
+}
+
+// elapsed formats a duration the way the activity lines show it.
+func elapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return termsafe.Line(clipRunes(s, 160))
+}
+
+// clipRunes cuts s to n runes with an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:max(n-1, 0)]) + "…"
+}
+
+// clipLine cuts styled text to the terminal's width.
+func clipLine(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return truncateANSI(s, width)
+}
+
+// tailLines keeps the last n lines of s, each cut to width (0: not cut).
+func tailLines(s string, n, width int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if width > 0 {
+		for i, l := range lines {
+			lines[i] = truncateANSI(l, width)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

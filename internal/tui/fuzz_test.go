@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzMarkdownStream streams hostile model text in uneven chunks: the
+// renderer must not panic, must not lose the frozen/live split, and must
+// never emit the model's own control sequences (only SGR styling of its
+// own, which the renderer adds).
+func FuzzMarkdownStream(f *testing.F) {
+	f.Add("# h\n\n```go\nx\n", uint8(3))
+	f.Add("\x1b]52;c;eA==\x07 | a |\n|--|\n| \x9b2J |", uint8(1))
+	f.Add("~~~\n\n\n~~~\n- [ ] x\n\n> q", uint8(7))
+	f.Fuzz(func(t *testing.T, text string, n uint8) {
+		s := newMarkdownStream(newMDRenderer(60, true))
+		k := int(n%16) + 1
+		var out strings.Builder
+		for i := 0; i < len(text); i += k {
+			s.write(text[i:min(i+k, len(text))])
+			out.WriteString(strings.Join(s.done(), ""))
+			out.WriteString(s.live())
+		}
+		out.WriteString(strings.Join(s.flush(), ""))
+		got := out.String()
+		for _, bad := range []string{"\x07", "\x1b]", "\x1bP", "\x1b[2J", "\x9b", "\x9d"} {
+			if strings.Contains(got, bad) {
+				t.Fatalf("%q reached the output", bad)
+			}
+		}
+	})
+}
+
+// FuzzOpenHistory reads arbitrary history files: no panic, no empty
+// entries, never more than maxHistory.
+func FuzzOpenHistory(f *testing.F) {
+	f.Add([]byte("\"a\"\n\"b\\nc\"\n"))
+	f.Add([]byte("garbage\n\"\n{}\n\"ok\""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "h")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h, err := OpenHistory(path)
+		if err != nil {
+			return
+		}
+		if h.Len() > maxHistory {
+			t.Fatalf("%d entries", h.Len())
+		}
+		for i := range h.Len() {
+			if h.At(i) == "" {
+				t.Fatalf("empty entry %d", i)
+			}
+		}
+		h.Add("new")
+	})
+}

@@ -1,0 +1,232 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinharness/rein/internal/termsafe"
+)
+
+// maxInputRows is the editor's height at most; longer input scrolls.
+const maxInputRows = 8
+
+// newInput is the message editor: readline keys (Ctrl-A/E/K/U/W, Alt-B/F,
+// arrows), Enter sends (handled by the model), Alt-Enter and Ctrl-J
+// insert a newline.
+func newInput() textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Placeholder = "Ask anything · /help for commands · @file attaches · !cmd runs"
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetHeight(1)
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
+		if info.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	s := ta.Styles()
+	s.Focused.CursorLine = s.Focused.Text
+	ta.SetStyles(s)
+	return ta
+}
+
+// key handles a key press.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.approval != nil {
+		return m.approvalKey(k)
+	}
+	switch k.String() {
+	case "ctrl+c":
+		return m.interrupt()
+	case "esc":
+		if m.busy {
+			m.cfg.Emit(Action{Kind: ActionCancel})
+		}
+		return nil
+	case "ctrl+d":
+		if m.input.Value() == "" {
+			m.cfg.Emit(Action{Kind: ActionQuit})
+			return nil
+		}
+	case "enter":
+		m.send()
+		return nil
+	case "tab":
+		m.complete()
+		return nil
+	case "ctrl+t":
+		m.show(m.lastReasoning+m.reasoning.String(), "(no reasoning in this session yet)")
+		return nil
+	case "ctrl+o":
+		m.show(m.lastResult, "(no tool result yet)")
+		return nil
+	case "up":
+		if m.input.Line() == 0 && m.browse(-1) {
+			return nil
+		}
+	case "down":
+		if m.input.Line() == m.input.LineCount()-1 && m.browse(1) {
+			return nil
+		}
+	}
+	var c tea.Cmd
+	m.input, c = m.input.Update(k)
+	m.fitInput()
+	return c
+}
+
+// interrupt is Ctrl-C: it cancels a running turn, else clears the input,
+// else quits when pressed twice.
+func (m *Model) interrupt() tea.Cmd {
+	switch {
+	case m.busy:
+		m.cfg.Emit(Action{Kind: ActionCancel})
+	case m.input.Value() != "":
+		m.input.Reset()
+		m.fitInput()
+	case !m.ctrlC.IsZero() && m.now().Sub(m.ctrlC) < doubleCtrlC:
+		m.cfg.Emit(Action{Kind: ActionQuit})
+	default:
+		m.ctrlC = m.now()
+		m.print(m.st.dim.Render("(press Ctrl-C again or Ctrl-D to quit)"))
+	}
+	return nil
+}
+
+// send emits the input as a message or as the answer to the open
+// question, and records it in the history.
+func (m *Model) send() {
+	text := strings.TrimRight(m.input.Value(), " \n")
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	m.input.Reset()
+	m.fitInput()
+	m.draft = ""
+	if m.asking {
+		m.asking = false
+		m.print(m.st.dim.Render("  ↳ " + termsafe.Line(text)))
+		m.cfg.Emit(Action{Kind: ActionAnswer, Text: text})
+		return
+	}
+	m.hist.Add(text)
+	m.histPos = m.hist.Len()
+	m.endAnswer()
+	m.print(m.st.accent.Render("› ") + strings.ReplaceAll(termsafe.Escape(text), "\n", "\n  "))
+	m.cfg.Emit(Action{Kind: ActionSend, Text: text})
+}
+
+// paste inserts bracketed-paste text as it is: its newlines stay in the
+// message, which Enter then sends whole.
+func (m *Model) paste(text string) tea.Cmd {
+	if m.approval != nil {
+		return nil
+	}
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	m.input.InsertString(text)
+	m.fitInput()
+	return nil
+}
+
+// fitInput grows the editor with its content, up to maxInputRows.
+func (m *Model) fitInput() {
+	m.input.SetHeight(min(max(m.input.LineCount(), 1), maxInputRows))
+}
+
+// show prints a longer text on request (Ctrl-T, Ctrl-O).
+func (m *Model) show(text, none string) {
+	if strings.TrimSpace(text) == "" {
+		m.print(m.st.dim.Render(none))
+		return
+	}
+	m.print(m.st.dim.Render(termsafe.Escape(strings.TrimRight(text, "\n"))))
+}
+
+// browse moves through the history; false when there is nowhere to go.
+func (m *Model) browse(delta int) bool {
+	n := m.hist.Len()
+	pos := m.histPos + delta
+	if n == 0 || pos < 0 || pos > n {
+		return false
+	}
+	if m.histPos == n {
+		m.draft = m.input.Value()
+	}
+	m.histPos = pos
+	if pos == n {
+		m.input.SetValue(m.draft)
+	} else {
+		m.input.SetValue(m.hist.At(pos))
+	}
+	m.fitInput()
+	return true
+}
+
+// complete is Tab: a slash command at the start, an @path anywhere.
+func (m *Model) complete() {
+	val := m.input.Value()
+	start := strings.LastIndexAny(val, " \t\n") + 1
+	word := val[start:]
+	var cands []string
+	prefix := word
+	switch {
+	case start == 0 && strings.HasPrefix(word, "/"):
+		for _, c := range m.cfg.Commands {
+			if strings.HasPrefix(c, word) {
+				cands = append(cands, c)
+			}
+		}
+	case strings.HasPrefix(word, "@") && m.cfg.Paths != nil:
+		for _, p := range m.cfg.Paths(word[1:]) {
+			cands = append(cands, "@"+p)
+		}
+	default:
+		return
+	}
+	switch len(cands) {
+	case 0:
+		return
+	case 1:
+		done := cands[0]
+		if !strings.HasSuffix(done, "/") {
+			done += " "
+		}
+		m.input.SetValue(val[:start] + done)
+	default:
+		common := commonPrefix(cands)
+		if len(common) > len(prefix) {
+			m.input.SetValue(val[:start] + common)
+			return
+		}
+		shown := cands
+		if len(shown) > 20 {
+			shown = append(shown[:20:20], "…")
+		}
+		m.print(m.st.dim.Render(termsafe.Line(strings.Join(shown, "  "))))
+	}
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// inputView is the editor, or a hint while a question waits.
+func (m *Model) inputView() string {
+	top := m.st.dim.Render(strings.Repeat("─", max(m.width, 1)))
+	if m.asking {
+		top = m.st.warn.Render("answer the question above (Enter sends)")
+	}
+	return top + "\n" + m.input.View()
+}
