@@ -1,29 +1,45 @@
 package mcp
 
 import (
+	"context"
 	"strings"
 	"time"
 )
 
 // Reauthorize tells the Manager that the named server's sign-in changed
-// (rein mcp login ran, here or in another process): a server that failed
-// for want of one is retried at once, in the background, instead of after
-// its backoff. A connected server is left alone; it adopts the new sign-in
-// when its old one is refused.
-func (m *Manager) Reauthorize(name string) error {
+// (rein mcp login ran, here or in another process): a server that is down
+// (for want of a sign-in, say) is reconnected at once instead of after its
+// backoff, and Reauthorize waits for that attempt (at most until ctx
+// ends), so the server's tools are there for the next Tools call. A
+// connected server is left alone; it adopts the new sign-in when its old
+// one is refused.
+func (m *Manager) Reauthorize(ctx context.Context, name string) error {
 	s, err := m.server(name)
 	if err != nil {
 		return err
 	}
 	m.Start()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.sess != nil || s.dialing != nil {
+	if s.closed || s.sess != nil {
+		s.mu.Unlock()
 		return nil
 	}
-	s.retryAt = time.Time{}
-	s.reported = false
-	s.startDialLocked()
+	ch := s.dialing
+	if ch == nil {
+		s.retryAt, s.reported = time.Time{}, false
+		ch = s.startDialLocked()
+	}
+	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess == nil && s.lastErr != nil {
+		return s.lastErr
+	}
 	return nil
 }
 

@@ -45,6 +45,13 @@ func (s *chatSession) mcpLogin(ctx context.Context, name string) {
 		fmt.Fprintf(w, "rein: /mcp login: %s\n", s.ex.scrub(termText(err.Error(), 600)))
 		return
 	}
-	_ = s.mcp.m.Reauthorize(name)
+	// The chat's own connection picks the new sign-in up now, so the
+	// tools are offered with the next message.
+	rctx, cancel := context.WithTimeout(ctx, sc.StartupTimeout)
+	defer cancel()
+	if err := s.mcp.m.Reauthorize(rctx, name); err != nil {
+		fmt.Fprintf(w, "rein: signed in to %s, but reconnecting failed: %s\n", termText(name, 60), s.ex.scrub(termText(err.Error(), 300)))
+		return
+	}
 	fmt.Fprintf(w, "Signed in to %s (%s); its tools join from your next message.\n", termText(name, 60), plural(len(tools), "tool"))
 }

@@ -282,3 +282,53 @@ func TestMCPRevokedRefreshNeedsLogin(t *testing.T) {
 	}
 	assertNoLeak(t, e, w, list, call, run, failed)
 }
+
+// TestMCPAccessRevokedRefreshedOn401: the server stops accepting an
+// access token rein still thinks valid; rein refreshes it on the 401 and
+// retries, without a new sign-in.
+func TestMCPAccessRevokedRefreshedOn401(t *testing.T) {
+	w := newOAuthWorld(t)
+	e := oauthEnv(t, w, "")
+	login(t, e)
+	w.set(func(w *oauthWorld) { w.access = map[string]time.Time{} }) // refresh tokens stay live
+	call := binRun(t, e, nil, "mcp", "call", "remote", "echo", `{"text":"again"}`)
+	if call.code != 0 || call.stdout != "echo: again\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", call.code, call.stdout, call.stderr)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.refreshes != 1 || w.authorize != 1 {
+		t.Errorf("%d refreshes and %d authorizations, want 1 and 1", w.refreshes, w.authorize)
+	}
+}
+
+// TestMCPChatLogin: in chat, /mcp says the server needs login, /mcp login
+// runs the sign-in, and the server's tools are offered from the next
+// message.
+func TestMCPChatLogin(t *testing.T) {
+	w := newOAuthWorld(t)
+	e := oauthEnv(t, w, "")
+	srv := modeltest.NewServer(t, sse(toolBody("c1", "remote__echo", `{"text":"chat"}`)), sse(textBody("all done")))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, reinBinary(t), "chat", "-e", srv.URL)
+	cmd.Dir = e.workspace
+	cmd.Env = append([]string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}, browser(t)...)
+	cmd.Stdin = strings.NewReader("/mcp\n/mcp login remote\nplease echo\n")
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("rein chat: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	errs := stderr.String()
+	for _, want := range []string{"remote: needs login — sign in with /mcp login remote", "Signed in to remote (1 tool); its tools join from your next message."} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("chat stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[0].Body), `"remote__echo"`) || toolResults(t, reqs[1].Body)["c1"] != "echo: chat" {
+		t.Fatalf("the signed-in server's tool was not offered and called (%d requests)\nstderr: %s", len(reqs), errs)
+	}
+	assertNoLeak(t, e, w, result{stdout: stdout.String(), stderr: errs})
+}

@@ -111,14 +111,14 @@ func (w *oauthWorld) serveAS(rw http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
 		writeJSON(rw, map[string]any{
-			"issuer":                                w.as.URL,
-			"authorization_endpoint":                w.as.URL + "/authorize",
-			"token_endpoint":                        w.as.URL + "/token",
-			"registration_endpoint":                 w.as.URL + "/register",
-			"response_types_supported":              []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none"},
+			"issuer":                                         w.as.URL,
+			"authorization_endpoint":                         w.as.URL + "/authorize",
+			"token_endpoint":                                 w.as.URL + "/token",
+			"registration_endpoint":                          w.as.URL + "/register",
+			"response_types_supported":                       []string{"code"},
+			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":               []string{"S256"},
+			"token_endpoint_auth_methods_supported":          []string{"none"},
 			"authorization_response_iss_parameter_supported": true,
 		})
 	case "/register":
