@@ -130,7 +130,9 @@ type OAuthConfig struct {
 	ClientSecret      Secret
 	ClientMetadataURL string
 	// RedirectURL receives the authorization response; it must be one the
-	// Authorizer can observe (for example a loopback listener).
+	// Authorizer can observe (for example a loopback listener). Empty lets
+	// the Authorizer's caller choose one (rein mcp login picks
+	// http://127.0.0.1:PORT/callback with a free port).
 	RedirectURL string
 	// Scopes, when set, replace the scopes discovered from the server.
 	Scopes []string
@@ -273,8 +275,10 @@ func (c ServerConfig) checkHTTP() *fieldError {
 	if c.BearerTokenEnvVar != "" && !envNameRE.MatchString(c.BearerTokenEnvVar) {
 		return ferr("bearer_token_env_var", "%q is not a valid environment variable name", clip(c.BearerTokenEnvVar, 40))
 	}
-	if c.OAuth != nil && c.OAuth.RedirectURL == "" {
-		return ferr("oauth.redirect_url", "is required: the URL the authorization server redirects to")
+	if c.OAuth != nil && c.OAuth.RedirectURL != "" {
+		if u, err := url.Parse(c.OAuth.RedirectURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return ferr("oauth.redirect_url", "must be an http:// or https:// URL (rein mcp login listens on a loopback one; leave it out to let rein pick a port)")
+		}
 	}
 	if c.OAuth != nil && c.OAuth.ClientMetadataURL != "" {
 		if u, err := url.Parse(c.OAuth.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Path == "" || u.Path == "/" {

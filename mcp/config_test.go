@@ -335,7 +335,8 @@ func TestValidate(t *testing.T) {
 		{ServerConfig{Name: "a-b_c", Command: "x"}, ""},
 		{ServerConfig{Name: "h", URL: "http://user:pw@h/"}, "must not carry credentials"},
 		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{RedirectURL: "http://127.0.0.1:9/cb", ClientMetadataURL: "http://x/y"}}, "client_metadata_url"},
-		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{}}, "oauth.redirect_url: is required"},
+		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{}}, ""}, // rein mcp login picks the redirect
+		{ServerConfig{Name: "h", URL: "http://h/", OAuth: &OAuthConfig{RedirectURL: "127.0.0.1:9/cb"}}, "oauth.redirect_url: must be an http"},
 		{ServerConfig{Name: "h", Command: "x", EnabledTools: []string{""}}, "must not be empty"},
 	} {
 		err := tc.sc.Validate()

@@ -95,7 +95,7 @@ func (s *server) connectHTTP(ctx context.Context) (*session, error) {
 	delay := 100 * time.Millisecond
 	for {
 		sess, trip, err := s.httpAttempt(ctx)
-		if err != nil && trip != nil && trip.sawUnauthorized() && s.cfg.OAuth == nil {
+		if err != nil && trip != nil && trip.sawUnauthorized() && s.cfg.OAuth == nil && !errors.Is(err, ErrNeedsLogin) {
 			return nil, fmt.Errorf("%w; the server requires authorization: set bearer_token_env_var (or headers), or configure [mcp_servers.%s.oauth]", err, s.cfg.Name)
 		}
 		if err == nil || ctx.Err() != nil || !(errors.Is(err, syscall.ECONNREFUSED) || (trip != nil && trip.sawTransient())) {

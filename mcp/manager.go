@@ -47,9 +47,14 @@ type Config struct {
 	// Roots, when set, are absolute directories offered to servers through
 	// the roots capability; nil leaves the capability off.
 	Roots []string
-	// Authorizer completes OAuth flows for servers configured with oauth;
-	// nil means such servers fail with an explanation.
+	// Authorizer completes OAuth flows for servers that demand a sign-in;
+	// nil means rein never starts a flow (a headless run): such a server
+	// fails with ErrNeedsLogin unless Tokens holds a sign-in for it.
 	Authorizer Authorizer
+	// Tokens keeps OAuth sign-ins between runs; nil keeps them in memory
+	// only. With a store, HTTP servers without other credentials are
+	// treated as possibly OAuth-protected (see ServerConfig.OAuth).
+	Tokens TokenStore
 	// OnProgress receives progress notifications of tool calls. It is
 	// called on SDK goroutines and must return quickly.
 	OnProgress func(context.Context, Progress)

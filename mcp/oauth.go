@@ -34,15 +34,17 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, server, authURL string) (
 	return f(ctx, server, authURL)
 }
 
-// errNoAuthorizer explains a server that needs OAuth when nobody can
-// authorize.
-var errNoAuthorizer = errors.New("the server is configured for OAuth but this command cannot complete an authorization flow; use bearer_token_env_var with a token you obtained, or run rein interactively")
-
 // oauthHandler returns the server's OAuth handler, creating it on first
-// use so that its tokens survive reconnections; nil when OAuth is not
-// configured.
+// use so that its tokens survive reconnections; nil when the server does
+// not use OAuth. A server uses OAuth when it has an oauth table, or, when
+// a TokenStore is configured, when it is an HTTP server with no other
+// credentials (no bearer token, no Authorization header): such a server
+// may demand a sign-in, as remote servers commonly do.
 func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 	o := s.cfg.OAuth
+	if o == nil && s.implicitOAuth() {
+		o = &OAuthConfig{}
+	}
 	if o == nil {
 		return nil, nil
 	}
@@ -51,9 +53,31 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 	if s.oauth != nil {
 		return s.oauth, nil
 	}
-	if s.m.cfg.Authorizer == nil {
-		return nil, errNoAuthorizer
+	client := &http.Client{Transport: s.m.cfg.HTTPTransport}
+	h := &oauthSession{name: s.cfg.Name, resource: s.cfg.URL, store: s.m.cfg.Tokens, client: client}
+	if s.m.cfg.Authorizer != nil {
+		flow, err := s.newFlow(o, h)
+		if err != nil {
+			return nil, err
+		}
+		h.flow = flow
 	}
+	s.oauth = h
+	return h, nil
+}
+
+// implicitOAuth reports an HTTP server without an oauth table that may
+// still be signed in to (see oauthHandler).
+func (s *server) implicitOAuth() bool {
+	return s.m.cfg.Tokens != nil && s.cfg.UsesOAuth()
+}
+
+// newFlow builds the SDK's authorization-code flow for o. Registration
+// follows the order the MCP specification (2025-11-25, 2026-07-28) asks
+// of a client: a pre-registered client when configured, else a client ID
+// metadata document when the authorization server supports them, else
+// dynamic registration.
+func (s *server) newFlow(o *OAuthConfig, h *oauthSession) (*auth.AuthorizationCodeHandler, error) {
 	if o.RedirectURL == "" {
 		return nil, fmt.Errorf("oauth.redirect_url is required for the authorization-code flow")
 	}
@@ -71,12 +95,15 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 			return &auth.AuthorizationResult{Code: r.Code, State: r.State, Iss: r.Issuer}, nil
 		},
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{RedirectURIs: []string{o.RedirectURL}},
+			Metadata: &oauthex.ClientRegistrationMetadata{
+				RedirectURIs: []string{o.RedirectURL},
+				ClientName:   s.m.cfg.ClientName,
+				GrantTypes:   []string{"authorization_code", "refresh_token"},
+			},
 		},
-		Client: &http.Client{Transport: s.m.cfg.HTTPTransport},
-	}
-	if o.ClientMetadataURL != "" {
-		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
+		Client:              h.client,
+		NewTokenSource:      h.newTokenSource,
+		RequestRefreshToken: true,
 	}
 	if o.ClientID != "" {
 		cred := &oauthex.ClientCredentials{ClientID: o.ClientID}
@@ -84,15 +111,20 @@ func (s *server) oauthHandler() (auth.OAuthHandler, error) {
 			cred.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: sec}
 		}
 		cfg.PreregisteredClient = cred
+	} else if o.ClientMetadataURL != "" {
+		// The SDK would try a metadata document before a pre-registered
+		// client; the specification prefers the pre-registered one.
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
 	}
 	if len(o.Scopes) > 0 {
 		scopes := append([]string(nil), o.Scopes...)
 		cfg.ScopeFilter = func([]string) []string { return scopes }
+	} else {
+		cfg.ScopeFilter = h.scopes
 	}
-	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	flow, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	s.oauth = h
-	return h, nil
+	return flow, nil
 }

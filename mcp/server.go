@@ -309,6 +309,10 @@ func (s *server) state() (sess *session, era string, tr Transport, lastErr error
 func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error {
 	var parts []string
 	switch {
+	case errors.As(err, new(*needsLoginError)) || errors.Is(err, ErrNeedsLogin):
+		// The SDK's wrapping ("calling initialize: rejected: …") hides
+		// the one thing the user must do.
+		parts = append(parts, needsLoginText(err))
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		parts = append(parts, fmt.Sprintf("did not finish connecting within %v (startup_timeout)", s.cfg.StartupTimeout))
 	case conn != nil && conn.garbage() != nil:

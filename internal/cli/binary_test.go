@@ -27,6 +27,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(scriptedBrowserEnv) == "1" { // rein started us as its browser
+		os.Exit(scriptedBrowser())
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

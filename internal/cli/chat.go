@@ -34,7 +34,7 @@ const chatHelp = `Type a message and press Enter. Commands:
   /status show the model, preset, session, context and MCP servers
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
-  /mcp    show the MCP servers and their state
+  /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
@@ -263,8 +263,8 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.diff()
 	case line == "/undo" || strings.HasPrefix(line, "/undo ") || strings.HasPrefix(line, "/undo\t"):
 		s.undo(ctx, strings.TrimPrefix(line, "/undo"))
-	case line == "/mcp":
-		s.mcpStatus(ctx)
+	case line == "/mcp" || strings.HasPrefix(line, "/mcp ") || strings.HasPrefix(line, "/mcp\t"):
+		s.mcpCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/mcp")))
 	case line == "/prompt" || strings.HasPrefix(line, "/prompt ") || strings.HasPrefix(line, "/prompt\t"):
 		return s.promptCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/prompt")))
 	case line == "/skills":

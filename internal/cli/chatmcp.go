@@ -54,6 +54,9 @@ func statusLine(st mcp.Status) string {
 	if st.Required {
 		b.WriteString(" (required)")
 	}
+	if needsLogin(st) {
+		return fmt.Sprintf("%s: %s — sign in with /mcp login %s", st.Name, stateNeedsLogin, st.Name)
+	}
 	if st.State != mcp.StateConnected && st.Err != nil {
 		b.WriteString(" — " + termText(st.Err.Error(), 300))
 	}

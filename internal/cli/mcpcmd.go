@@ -25,8 +25,12 @@ type mcpFlags struct {
 	common commonFlags
 	format string
 	json   bool // format is json
-	// stateDir holds the trust store of workspace-defined servers.
+	// stateDir holds the trust store of workspace-defined servers and
+	// the servers' sign-ins.
 	stateDir string
+	// signIn lets the command run an OAuth sign-in when a server demands
+	// one (rein mcp call --login).
+	signIn bool
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
@@ -60,6 +64,8 @@ config.toml and in the workspace's .mcp.json.
   rein mcp call SERVER TOOL [JSON]       call a tool (JSON arguments, - for stdin)
   rein mcp prompt SERVER [PROMPT [JSON]] list a server's prompts, or get one
   rein mcp trust [SERVER...]             allow servers the workspace defines to start
+  rein mcp login SERVER                  sign in to a remote server (OAuth)
+  rein mcp logout SERVER                 forget a server's stored sign-in
   rein mcp serve [--http ADDR]           expose rein's tools as an MCP server
 
 Servers defined by the workspace (.mcp.json, .rein/config.toml) run commands a
@@ -67,7 +73,7 @@ repository chose: rein starts them only after rein mcp trust.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand(), a.mcpTrustCommand(), NewMCPServeCommand(a))
+	cmd.AddCommand(a.mcpListCommand(), a.mcpCallCommand(), a.mcpPromptCommand(), a.mcpTrustCommand(), a.mcpLoginCommand(), a.mcpLogoutCommand(), NewMCPServeCommand(a))
 	return cmd
 }
 
@@ -83,7 +89,7 @@ func (a *App) mcpListCommand() *cobra.Command {
 				return a.fail(err, nil)
 			}
 			var statuses []mcp.Status
-			err = a.withManager(cmd.Context(), servers, ws, func(ctx context.Context, m *mcp.Manager) error {
+			err = a.withManager(cmd.Context(), servers, ws, &f, func(ctx context.Context, m *mcp.Manager) error {
 				statuses = m.Status(ctx)
 				return nil
 			})
@@ -156,6 +162,7 @@ stderr and exits 1.`,
 	}
 	f.register(cmd)
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit for the call, e.g. 30s (default: the server's tool_timeout, else none)")
+	cmd.Flags().BoolVar(&f.signIn, "login", false, "sign in (OAuth, in a browser) when the server asks for it, also for more scopes")
 	return cmd
 }
 
@@ -251,7 +258,7 @@ func (a *App) mcpOne(ctx context.Context, f *mcpFlags, name string, fn func(cont
 	for _, sc := range servers {
 		if sc.Name == name {
 			sc.Disabled = false // asked for by name
-			return a.withManager(ctx, []mcp.ServerConfig{sc}, ws, fn)
+			return a.withManager(ctx, []mcp.ServerConfig{sc}, ws, f, fn)
 		}
 		names = append(names, sc.Name)
 	}
@@ -262,9 +269,21 @@ func (a *App) mcpOne(ctx context.Context, f *mcpFlags, name string, fn func(cont
 }
 
 // withManager runs fn with a Manager for servers, interruptibly, and
-// turns its error into rein's one-line report.
-func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws string, fn func(context.Context, *mcp.Manager) error) error {
-	m, err := mcp.New(a.mcpConfig(servers, ws, mcp.Decline{}))
+// turns its error into rein's one-line report. Stored sign-ins are used
+// and refreshed; a sign-in flow runs only when f.signIn allows one.
+func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws string, f *mcpFlags, fn func(context.Context, *mcp.Manager) error) error {
+	mc := a.mcpConfig(servers, ws, mcp.Decline{})
+	mc.Tokens = a.tokenStore(f.stateDir)
+	if f.signIn && len(servers) == 1 && servers[0].UsesOAuth() && mc.Tokens != nil {
+		lb, sc, err := a.withLoopback(servers[0])
+		if err != nil {
+			return a.fail(err, nil)
+		}
+		defer lb.close()
+		sc.StartupTimeout = max(sc.StartupTimeout, defaultLoginTimeout) // a person signs in
+		mc.Servers, mc.Authorizer = []mcp.ServerConfig{sc}, lb
+	}
+	m, err := mcp.New(mc)
 	if err != nil {
 		return a.fail(err, nil)
 	}
@@ -347,6 +366,9 @@ func statusJSON(sts []mcp.Status) []statusView {
 		}
 		if st.Err != nil && st.State != mcp.StateConnected {
 			v.Error = oneLine(st.Err.Error())
+			if errors.Is(st.Err, mcp.ErrNeedsLogin) {
+				v.State, v.Error = stateNeedsLogin, needsLoginHint(st.Name)
+			}
 		}
 		out = append(out, v)
 	}
@@ -371,11 +393,17 @@ func printStatuses(w io.Writer, sts []mcp.Status) {
 		if st.ServerVersion != "" {
 			serves += " " + st.ServerVersion
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Name, st.State, st.Transport, era, len(st.Tools), serves)
+		state := string(st.State)
+		if needsLogin(st) {
+			state = stateNeedsLogin
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Name, state, st.Transport, era, len(st.Tools), serves)
 	}
 	tw.Flush()
 	for _, st := range sts {
 		switch {
+		case needsLogin(st):
+			fmt.Fprintf(w, "\n%s %s\n", st.Name, needsLoginHint(st.Name))
 		case st.State != mcp.StateConnected && st.Err != nil:
 			fmt.Fprintf(w, "\n%s\n", oneLine(st.Err.Error()))
 		case len(st.Tools) > 0:

@@ -37,6 +37,8 @@ type mcpTools struct {
 type mcpPlan struct {
 	servers []mcp.ServerConfig
 	files   []string
+	// tokens holds the servers' OAuth sign-ins (see mcplogin.go).
+	tokens mcp.TokenStore
 }
 
 // planMCP loads the servers of [mcp_servers] and .mcp.json for workspace
@@ -50,7 +52,7 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 	// A repository's own servers start only once the user trusted them.
 	trusted, untrusted, files := a.trustStore(stateDirFlag).SplitTrusted(servers, workspace)
 	a.warnUntrusted(untrusted)
-	return &mcpPlan{servers: trusted, files: files}, nil
+	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag)}, nil
 }
 
 // trustedServerFiles returns the workspace files (absolute, symlinks
@@ -77,6 +79,7 @@ func (a *App) startMCP(plan *mcpPlan, workspace string, set *tool.Set, in mcp.In
 	}
 	mt := &mcpTools{app: a, set: set, added: map[string]bool{}}
 	mc := a.mcpConfig(plan.servers, workspace, in)
+	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
 		mt.progress.Load().report(p)
 	}

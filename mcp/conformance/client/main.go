@@ -34,6 +34,9 @@ import (
 const serverName = "conformance"
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == browseFlag {
+		os.Exit(browse(os.Args[2]))
+	}
 	if len(os.Args) != 2 {
 		fail("usage: client <server-url> (with MCP_CONFORMANCE_SCENARIO set)")
 	}
@@ -41,6 +44,9 @@ func main() {
 	run, ok := scenarios[scenario]
 	if strings.HasPrefix(scenario, "auth/") {
 		run, ok = runAuth, true
+		if rein := os.Getenv(cliEnv); rein != "" {
+			run = func(ctx context.Context, f *fixture) error { return runAuthViaCLI(ctx, f, rein) }
+		}
 	}
 	if !ok {
 		fail(fmt.Sprintf("unknown scenario %q", scenario))
@@ -288,6 +294,17 @@ func runAuth(ctx context.Context, f *fixture) error {
 // followRedirect plays the user: the suite's authorization server
 // redirects at once to the redirect URL with the code.
 func followRedirect(ctx context.Context, _, authURL string) (*mcp.AuthorizationResponse, error) {
+	loc, err := authorizationRedirect(ctx, authURL)
+	if err != nil {
+		return nil, err
+	}
+	q := loc.Query()
+	return &mcp.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Issuer: q.Get("iss")}, nil
+}
+
+// authorizationRedirect fetches the authorization URL and returns where
+// the authorization server redirects.
+func authorizationRedirect(ctx context.Context, authURL string) (*url.URL, error) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
@@ -299,9 +316,8 @@ func followRedirect(ctx context.Context, _, authURL string) (*mcp.AuthorizationR
 	}
 	resp.Body.Close()
 	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil {
-		return nil, fmt.Errorf("authorization redirect: %w", err)
+	if err != nil || loc.Scheme == "" {
+		return nil, fmt.Errorf("authorization redirect: %q (HTTP %d)", resp.Header.Get("Location"), resp.StatusCode)
 	}
-	q := loc.Query()
-	return &mcp.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Issuer: q.Get("iss")}, nil
+	return loc, nil
 }
