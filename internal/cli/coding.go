@@ -13,12 +13,14 @@ import (
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/netrules"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
 	toolsfs "github.com/reinharness/rein/tools/fs"
+	"github.com/reinharness/rein/tools/web"
 	"github.com/reinharness/rein/workspace"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
@@ -57,6 +59,8 @@ type harness struct {
 	// skills are the discovered skills: disclosed in the system prompt,
 	// loaded with the skill tool, read through skill:// paths.
 	skills *skill.Catalog
+	// network are the merged [network] host rules.
+	network netrules.Rules
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -85,6 +89,10 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
+	network, networkWarnings, err := loadNetworkRules(cfg)
+	if err != nil {
+		return nil, err
+	}
 	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
 	approved, err := openApproved(state)
 	if err != nil {
@@ -105,7 +113,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
 		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
-		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected,
+		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected, Network: network,
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +143,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace)}
+	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace), network: network}
 	a.warnSkills(h.skills)
 	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()
@@ -159,7 +167,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...) {
+	for _, w := range append(append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...), networkWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.lines != nil && o.flags.approve == approveAsk {
@@ -181,6 +189,8 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 	// to its skill's folder.
 	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
 	builtin := append(tools.Coding(h.ws, topts), basic.Tools()...)
+	// web_fetch follows the [network] rules the policy decides it by.
+	builtin = append(builtin, web.New(web.Options{Rules: h.network}))
 	if len(h.skills.Names()) > 0 {
 		builtin = append(builtin, skill.NewTool(h.skills, skill.ToolOptions{}))
 	}
