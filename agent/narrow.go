@@ -52,6 +52,7 @@ func (n *narrowing) offered(specs []tool.Spec) []tool.Spec {
 		return specs
 	}
 	out := slices.DeleteFunc(slices.Clone(specs), func(s tool.Spec) bool { return !n.allowed[s.Name] })
+	n.listed = n.listed[:0] // read again when the set changed
 	for _, s := range out {
 		n.listed = append(n.listed, s.Name)
 	}

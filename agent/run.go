@@ -122,10 +122,13 @@ type run struct {
 	// narrowing is the run's RunOptions.AllowedTools restriction.
 	narrowing
 
-	// The tool set is read once per run, so tools added to the Set (an
-	// MCP server connecting) show up on the next run.
-	specs []model.ToolSpec
-	names []string
+	// The tool set is read at the start of the run and again before a
+	// model call when the Set changed (toolsVersion), so tools added to it
+	// mid-run (an MCP server that connected late) are offered from the
+	// next model call on.
+	specs        []model.ToolSpec
+	names        []string
+	toolsVersion uint64
 	// fixedTokens is the raw estimate of what every request carries besides
 	// the history: system prompt, instructions and tool specs.
 	fixedTokens int
@@ -192,17 +195,7 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 		r.model = opts.Model
 	}
 	r.narrowing = newNarrowing(opts)
-	r.fixedTokens = EstimateTextTokens(len(r.system))
-	specs := r.offered(r.tools.Specs()) // a nil Set is empty
-	if len(specs) > 0 {
-		r.specs = make([]model.ToolSpec, len(specs))
-		r.names = make([]string, len(specs))
-		for i, s := range specs {
-			r.specs[i] = model.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
-			r.names[i] = s.Name
-			r.fixedTokens += partOverhead + EstimateTextTokens(len(s.Name)+len(s.Description)+len(s.InputSchema))
-		}
-	}
+	r.readTools()
 	linkRun(r, ctx)
 	// The run rides in its context so that tools of this package (the
 	// plan tool) reach the run that invoked them; a nested run (a
@@ -215,6 +208,26 @@ func newRun(a *Agent, ctx context.Context, c *Conversation, yield func(Event, er
 		r.ctx, r.cancel = tctx, func(err error) { tcancel(); outer(err) }
 	}
 	return r
+}
+
+// readTools reads the tool set's specs (those the run offers) and the
+// fixed part of every request's token estimate that depends on them.
+func (r *run) readTools() {
+	all, version := r.tools.SpecsVersion() // a nil Set is empty
+	specs := r.offered(all)
+	r.toolsVersion = version
+	r.fixedTokens = EstimateTextTokens(len(r.system))
+	r.specs, r.names = nil, nil
+	if len(specs) == 0 {
+		return
+	}
+	r.specs = make([]model.ToolSpec, len(specs))
+	r.names = make([]string, len(specs))
+	for i, s := range specs {
+		r.specs[i] = model.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
+		r.names[i] = s.Name
+		r.fixedTokens += partOverhead + EstimateTextTokens(len(s.Name)+len(s.Description)+len(s.InputSchema))
+	}
 }
 
 // loop is the run: limits, then a model call, then its tool calls, until an
@@ -302,6 +315,9 @@ func (r *run) interruptedReason(stopErr error) string {
 // run is over with kind and err.
 func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	r.step++
+	if r.tools.Version() != r.toolsVersion {
+		r.readTools()
+	}
 	budget := r.historyBudget()
 	if kind, stop := r.preCompact(budget); stop {
 		return kind, nil, true

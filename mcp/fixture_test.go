@@ -227,6 +227,16 @@ func rawServer() int {
 			for _, n := range []string{"echo", "crash", "big", "slow", "progress", "elicit", "sample", "whoami", "garbage"} {
 				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 			}
+			if os.Getenv("FIXTURE_CRASH_MARK") != "" {
+				// crashonce exits on its first call (in any process of
+				// this fixture) and answers afterwards; FIXTURE_CRASH_HINT
+				// names the annotation it declares, if any.
+				t := map[string]any{"name": "crashonce", "inputSchema": map[string]any{"type": "object"}}
+				if h := os.Getenv("FIXTURE_CRASH_HINT"); h != "" {
+					t["annotations"] = map[string]any{h: true}
+				}
+				tools = append(tools, t)
+			}
 			reply(map[string]any{"tools": tools, "ttlMs": 0, "cacheScope": "private"})
 		case "notifications/cancelled":
 			var p struct {
@@ -256,6 +266,18 @@ func rawServer() int {
 				text("echo: " + a.Text)
 			case "whoami":
 				text(fmt.Sprintf("pid %d call %d", os.Getpid(), n))
+			case "crashonce":
+				var meta struct {
+					Meta map[string]any `json:"_meta"`
+				}
+				_ = json.Unmarshal(msg.Params, &meta)
+				mark := os.Getenv("FIXTURE_CRASH_MARK")
+				if _, err := os.Stat(mark); err != nil {
+					os.WriteFile(mark, []byte("crashed"), 0o644)
+					fmt.Fprintln(os.Stderr, "fixture: crashonce crashing")
+					os.Exit(4)
+				}
+				text(fmt.Sprintf("answered by pid %d, key %v", os.Getpid(), meta.Meta[MetaIdempotencyKey]))
 			case "crash":
 				fmt.Fprintln(os.Stderr, "fixture: simulated crash in the crash tool")
 				os.Exit(3)

@@ -131,10 +131,18 @@ var errNotReady = errors.New("server not ready")
 
 // awaitStartup waits for the first connection attempt, at most until the
 // startup timeout. A server not up by then is reported once; the error is
-// ErrRequiredServer for a required server, errNotReady otherwise.
-func (s *server) awaitStartup(ctx context.Context) error {
-	wait := time.Until(s.started.Add(s.cfg.StartupTimeout + startupSlack))
-	t := time.NewTimer(max(wait, 0))
+// ErrRequiredServer for a required server, errNotReady otherwise. A
+// server that is not required is waited for at most grace (counted from
+// Start, like the timeout) when grace is not noGrace; one still
+// connecting then is left out without a report — the attempt goes on, and
+// its own failure is reported when its startup timeout passes.
+func (s *server) awaitStartup(ctx context.Context, grace time.Duration) error {
+	limit := s.cfg.StartupTimeout + startupSlack
+	early := !s.cfg.Required && grace != noGrace && grace < s.cfg.StartupTimeout
+	if early {
+		limit = grace
+	}
+	t := time.NewTimer(max(time.Until(s.started.Add(limit)), 0))
 	defer t.Stop()
 	select {
 	case <-s.ready:
@@ -144,6 +152,9 @@ func (s *server) awaitStartup(ctx context.Context) error {
 		select {
 		case <-s.ready:
 		default:
+			if early {
+				return errNotReady
+			}
 			s.mu.Lock()
 			conn := s.trying
 			s.mu.Unlock()
@@ -159,13 +170,14 @@ func (s *server) awaitStartup(ctx context.Context) error {
 }
 
 // toolsForModel returns the server's tools for the model, refreshing the
-// list when it is stale.
-func (s *server) toolsForModel(ctx context.Context) ([]tool.Tool, error) {
+// list when it is stale. grace bounds the wait for a server that is not
+// required (see awaitStartup).
+func (s *server) toolsForModel(ctx context.Context, grace time.Duration) ([]tool.Tool, error) {
 	s.m.Start()
 	if s.m.ctx.Err() != nil {
 		return nil, errClosed
 	}
-	if err := s.awaitStartup(ctx); err != nil {
+	if err := s.awaitStartup(ctx, grace); err != nil {
 		if errors.Is(err, errNotReady) {
 			return nil, nil
 		}

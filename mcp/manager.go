@@ -62,6 +62,12 @@ type Config struct {
 	// (with the tail of its stderr), one that crashes. It may be called
 	// concurrently.
 	OnProblem func(Problem)
+	// OnConnected is called after each successful connection to a
+	// server (the first, and each after a crash), once its tools are
+	// listed: a caller that offered the tools of the servers up at the
+	// time (ToolsWithin) adds the late server's with ServerTools. It is
+	// called on a goroutine of the Manager and must return quickly.
+	OnConnected func(server string)
 	// OnToolsChanged is called when a server says its tools changed; the
 	// next Tools call returns the new set. It is called on an SDK
 	// goroutine and must return quickly.
@@ -204,6 +210,12 @@ func (m *Manager) Close() error {
 // it is required: then Tools fails with ErrRequiredServer. Servers that come
 // up later appear in later calls. The list is sorted by name.
 func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
+	return m.tools(ctx, noGrace)
+}
+
+// tools is Tools with a grace period for servers that are not required
+// (see ToolsWithin); noGrace waits for each until its startup timeout.
+func (m *Manager) tools(ctx context.Context, grace time.Duration) ([]tool.Tool, error) {
 	m.Start()
 	var (
 		mu   sync.Mutex
@@ -213,7 +225,7 @@ func (m *Manager) Tools(ctx context.Context) ([]tool.Tool, error) {
 	)
 	for _, s := range m.servers {
 		wg.Go(func() {
-			ts, err := s.toolsForModel(ctx)
+			ts, err := s.toolsForModel(ctx, grace)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

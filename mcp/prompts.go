@@ -139,7 +139,7 @@ func (m *Manager) ready(ctx context.Context, name string) (*server, *session, er
 	if m.ctx.Err() != nil {
 		return nil, nil, errClosed
 	}
-	if err := s.awaitStartup(ctx); err != nil && !errors.Is(err, errNotReady) {
+	if err := s.awaitStartup(ctx, noGrace); err != nil && !errors.Is(err, errNotReady) {
 		return nil, nil, err
 	}
 	sess, err := s.session(ctx)

@@ -55,7 +55,7 @@ func (m *Manager) Status(ctx context.Context) []Status {
 			continue
 		}
 		wg.Go(func() {
-			tools, _ := s.toolsForModel(ctx)
+			tools, _ := s.toolsForModel(ctx, noGrace)
 			sess, era, tr, lastErr, dialing := s.state()
 			st := &out[i]
 			st.Era, st.Err = era, lastErr

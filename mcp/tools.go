@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,7 +40,16 @@ func (t *mcpTool) Timeout() time.Duration { return t.s.cfg.ToolTimeout }
 
 // Call implements tool.Tool.
 func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
-	return t.s.callTool(ctx, t.remote, t.spec.Name, args)
+	return t.s.callTool(ctx, t.remote, t.spec.Name, args, t.retriable())
+}
+
+// retriable reports whether a call that failed in transport may be sent
+// again: only when the server says the tool is read-only or idempotent,
+// so a second delivery cannot do anything the first did not. Without the
+// hint a call is never replayed (it may have taken effect).
+func (t *mcpTool) retriable() bool {
+	a := t.spec.Annotations
+	return a.ReadOnlyHint != nil && *a.ReadOnlyHint || a.IdempotentHint != nil && *a.IdempotentHint
 }
 
 // newTool describes a server tool to the model and the policy. The
@@ -132,9 +143,12 @@ func (s *server) remote() bool {
 }
 
 // callTool calls a tool on the server's current session, connecting first
-// when needed (after a crash, the server restarts for this call; the call
-// that saw the crash is never replayed).
-func (s *server) callTool(ctx context.Context, remote, exposed string, args json.RawMessage) (*tool.Result, error) {
+// when needed (after a crash, the server restarts for this call). A call
+// that failed in transport before any result (a reset connection, a
+// crashed server, an HTTP 5xx) is sent once more, with the same
+// idempotency key, when retry is set (see mcpTool.retriable); otherwise
+// it is never replayed.
+func (s *server) callTool(ctx context.Context, remote, exposed string, args json.RawMessage, retry bool) (*tool.Result, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
 		return nil, err
@@ -152,11 +166,55 @@ func (s *server) callTool(ctx context.Context, remote, exposed string, args json
 	if len(meta) > 0 {
 		params.SetMeta(meta)
 	}
+	what := fmt.Sprintf("calling %q", remote)
 	res, err := sess.cs.CallTool(ctx, params)
+	if err != nil && retry && s.transportFailure(ctx, err) {
+		s.m.logger.Info("mcp: retrying a read-only or idempotent call that failed in transport", "server", s.cfg.Name, "tool", remote, "error", s.redact(err))
+		s.forgetIfEnded(sess, err) // a crashed server restarts for the retry
+		again, serr := s.session(ctx)
+		if serr != nil {
+			return nil, fmt.Errorf("%w; the call failed in transport (%s) and was to be retried once", serr, s.redact(err))
+		}
+		if res, err = again.cs.CallTool(ctx, params); err != nil {
+			return nil, s.callError(ctx, again, what+" (retried once)", err)
+		}
+		return renderResult(res), nil
+	}
 	if err != nil {
-		return nil, s.callError(ctx, sess, fmt.Sprintf("calling %q", remote), err)
+		return nil, s.callError(ctx, sess, what, err)
 	}
 	return renderResult(res), nil
+}
+
+// transportFailure reports whether a failed request never got an answer
+// from the server: the connection broke, the process died, or an HTTP
+// server or proxy answered 5xx. A JSON-RPC error the server sent, a
+// rate limit (429) and cancellation are answers, not transport failures.
+func (s *server) transportFailure(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != codeRejected {
+		return false
+	}
+	return !strings.Contains(err.Error(), http.StatusText(http.StatusTooManyRequests))
+}
+
+// forgetIfEnded drops sess as the server's session when it has ended (a
+// crash under the call), so the next session call reconnects.
+func (s *server) forgetIfEnded(sess *session, err error) {
+	wait := 20 * time.Millisecond
+	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) || closedByPeer(err) {
+		wait = time.Second // it has ended or is ending
+	}
+	if ended, _ := sess.ended(wait); ended {
+		s.mu.Lock()
+		if s.sess == sess {
+			s.sess = nil
+		}
+		s.mu.Unlock()
+	}
 }
 
 // codeRejected is the go-sdk's code for a request its transport refused
@@ -203,6 +261,9 @@ func (s *server) callError(ctx context.Context, sess *session, what string, err 
 			cause += " (" + oneLine(why.Error()) + ")"
 		}
 		e := s.explain(context.Background(), errors.New(cause), sess.stdio)
+		if strings.HasSuffix(what, "(retried once)") {
+			return fmt.Errorf("%w; rein restarts the server for the next call", e)
+		}
 		return fmt.Errorf("%w; the call was not retried and may or may not have taken effect; rein restarts the server for the next call", e)
 	}
 	if sess.stdio != nil {

@@ -334,7 +334,7 @@ func policyCases() []policyCase {
 		}
 	}
 	for i, p := range allPresets {
-		add(p, Call{Spec: specFetch, Args: mustJSON(map[string]string{"url": "https://example.com"})}, [3]Action{Ask, Ask, Allow}[i])
+		add(p, Call{Spec: specFetch, Args: mustJSON(map[string]string{"url": "https://example.com"})}, [3]Action{Deny, Ask, Allow}[i])
 		add(p, Call{Spec: specOpaqueExec, Args: mustJSON(map[string]string{"target": "all"})}, [3]Action{Deny, Ask, Ask}[i])
 		add(p, Call{Spec: specRun, Args: []byte(`{"command": 5}`)}, [3]Action{Deny, Ask, Ask}[i])
 		add(p, Call{Spec: specRun, Args: []byte(`not json`)}, [3]Action{Deny, Ask, Ask}[i])

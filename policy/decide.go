@@ -66,6 +66,9 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	if pathsErr != nil {
 		v = stricter(v, tr.add("paths", pathsErr.Error(), Ask, "analysis:paths").verdict("rein cannot tell which files the call touches: "+pathsErr.Error()))
 	}
+	if eff.Network && eff.URLArg != "" {
+		v = e.networkVerdict(spec, args, base, v, &tr)
+	}
 	// A destructive hint is an outside server's claim about its own tool,
 	// so it only ever tightens an external tool. rein's own tools are
 	// decided by the Effects they declare (their annotations describe

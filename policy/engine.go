@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/netrules"
 )
 
 // LayerKind orders configuration layers: built-in < user < project.
@@ -68,6 +70,11 @@ type EngineConfig struct {
 	// protects everything under it. Paths outside the workspace are
 	// ignored (the sandbox's business).
 	Protected []ProtectedPath
+	// Network are the [network] host rules for tools that declare the
+	// argument holding their URL (tool.Effects.URLArg): a deny rule
+	// denies, an allow rule lifts the editor preset's question. The
+	// caller merges the layers (a project layer may only add denies).
+	Network netrules.Rules
 }
 
 // Engine is the layered policy. It implements Decider; it is immutable
@@ -81,6 +88,7 @@ type Engine struct {
 	tighten  []*rule // project ask and deny rules
 	hard     []hardPrefix
 	warnings []string
+	network  netrules.Rules
 }
 
 type hardPrefix struct {
@@ -122,7 +130,10 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 		home, _ = os.UserHomeDir()
 	}
 	ws := canonicalWorkspace(cfg.Workspace)
-	e := &Engine{opts: AnalyzeOptions{Workspace: ws, Home: cleanOr(home, unknownHome)}, preset: PresetEditor}
+	if err := cfg.Network.Validate(); err != nil {
+		return nil, fmt.Errorf("policy: [network]: %w", err)
+	}
+	e := &Engine{opts: AnalyzeOptions{Workspace: ws, Home: cleanOr(home, unknownHome)}, preset: PresetEditor, network: cfg.Network}
 	layers := cfg.Layers
 	if !slices.ContainsFunc(layers, func(l Layer) bool { return l.Kind == LayerBuiltin }) {
 		layers = append([]Layer{{Kind: LayerBuiltin, Source: "built-in", Config: BuiltinConfig()}}, layers...)

@@ -13,10 +13,10 @@ type Preset string
 // Presets, from the most to the least restrictive.
 const (
 	// PresetReadOnly allows tools that only read files and tools with no
-	// effects; it denies writes and commands.
+	// effects; it denies writes, commands and the network.
 	PresetReadOnly Preset = "read-only"
 	// PresetEditor (the default) also allows writing files inside the
-	// workspace; commands ask.
+	// workspace; commands and the network ask.
 	PresetEditor Preset = "editor"
 	// PresetFull also allows commands and network tools, still subject to
 	// command rules, concerns and hard denials.
@@ -90,8 +90,11 @@ func (p Preset) verdictFor(spec tool.Spec) verdict {
 			add(Ask, "the tool runs processes rein cannot inspect")
 		}
 	}
-	if e.Network && p != PresetFull {
-		add(Ask, fmt.Sprintf("the %s preset asks before using the network", p))
+	switch {
+	case e.Network && p == PresetReadOnly:
+		add(Deny, "the read-only preset does not use the network (use --preset editor, which asks, or full)")
+	case e.Network && p == PresetEditor:
+		add(Ask, "the editor preset asks before using the network")
 	}
 	if e.External {
 		add(Ask, "the tool is provided by an outside server whose behaviour rein cannot see")

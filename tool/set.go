@@ -26,6 +26,8 @@ type Set struct {
 	tools []Tool
 	specs []Spec // cached at Add: Spec must not change for a tool's life
 	index map[string]int
+	// version counts the changes made by Add and Remove.
+	version uint64
 }
 
 // NewSet returns a set holding tools, in order. It fails on a nil tool, an
@@ -78,13 +80,16 @@ func (s *Set) Add(tools ...Tool) error {
 		s.tools = append(s.tools, t)
 		s.specs = append(s.specs, specs[i])
 	}
+	if len(tools) > 0 {
+		s.version++
+	}
 	return nil
 }
 
 // Remove takes the named tools out of the set, keeping the order of the
 // rest, and returns how many it removed (unknown names are ignored). A
 // tool provider whose tools went away (an MCP server's list changed) uses
-// it; a run already under way keeps the specs it read at its start.
+// it; the agent reads the change before its next model call.
 func (s *Set) Remove(names ...string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -109,7 +114,32 @@ func (s *Set) Remove(names ...string) int {
 	for i, spec := range specs {
 		s.index[spec.Name] = i
 	}
+	s.version++
 	return len(drop)
+}
+
+// Version returns a number that changes whenever Add or Remove changes
+// the set, so a reader that keeps a copy of the specs (the agent, between
+// model calls) can tell cheaply whether to read them again. The nil Set
+// is at version 0 forever.
+func (s *Set) Version() uint64 {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.version
+}
+
+// SpecsVersion returns the specs (as Specs) and the version they belong
+// to, read together under one lock.
+func (s *Set) SpecsVersion() ([]Spec, uint64) {
+	if s == nil {
+		return nil, 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]Spec(nil), s.specs...), s.version
 }
 
 // Get returns the tool called name.

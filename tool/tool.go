@@ -68,8 +68,11 @@ type Effects struct {
 	// directory the command runs in, so paths in the command are decided
 	// where they lead.
 	DirArg string `json:"dir_arg,omitempty"`
-	// Network says the tool reaches the network.
-	Network bool `json:"network,omitempty"`
+	// Network says the tool reaches the network; URLArg names the
+	// argument field holding the URL it fetches, so the [network] host
+	// rules can decide each call.
+	Network bool   `json:"network,omitempty"`
+	URLArg  string `json:"url_arg,omitempty"`
 	// External says the tool is provided by an outside server (MCP) whose
 	// behaviour rein cannot see.
 	External bool `json:"external,omitempty"`

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 // reinBinary builds cmd/rein with a link-time version and returns its path.
-func reinBinary(t *testing.T) string {
+func reinBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "rein-cli-test-")
@@ -71,7 +71,7 @@ type process struct {
 }
 
 // start runs the binary with a hermetic environment.
-func (e *env) start(t *testing.T, args ...string) *process {
+func (e *env) start(t testing.TB, args ...string) *process {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -101,7 +101,7 @@ func (e *env) start(t *testing.T, args ...string) *process {
 
 // wait returns the exit code, failing the test if the process does not
 // exit within d.
-func (p *process) wait(t *testing.T, d time.Duration) int {
+func (p *process) wait(t testing.TB, d time.Duration) int {
 	t.Helper()
 	select {
 	case <-p.done:

@@ -13,12 +13,14 @@ import (
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/netrules"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/tools"
 	"github.com/reinharness/rein/tools/basic"
 	toolsfs "github.com/reinharness/rein/tools/fs"
+	"github.com/reinharness/rein/tools/web"
 	"github.com/reinharness/rein/workspace"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
@@ -59,6 +61,8 @@ type harness struct {
 	// skillServers starts the MCP servers of one activated explicitly.
 	skills       *skill.Catalog
 	skillServers skillServersFunc
+	// network are the merged [network] host rules.
+	network netrules.Rules
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -92,6 +96,10 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
+	network, networkWarnings, err := loadNetworkRules(cfg)
+	if err != nil {
+		return nil, err
+	}
 	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
 	perms := newPermissionStore(state)
 	if l, ok, err := perms.layer(o.workspace); err != nil {
@@ -118,7 +126,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
 		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
-		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected,
+		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected, Network: network,
 	})
 	if err != nil {
 		return nil, err
@@ -149,7 +157,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace),
-		skillServers: a.skillServers(real, o.flags.stateDirFlag())}
+		skillServers: a.skillServers(real, o.flags.stateDirFlag()), network: network}
 	a.warnSkills(h.skills)
 	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()
@@ -177,7 +185,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...) {
+	for _, w := range append(append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...), networkWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	if o.front != nil && o.flags.approve == approveAsk {
@@ -204,6 +212,8 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 	// to its skill's folder.
 	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
 	builtin := append(tools.Coding(h.ws, topts), basic.Tools()...)
+	// web_fetch follows the [network] rules the policy decides it by.
+	builtin = append(builtin, web.New(web.Options{Rules: h.network}))
 	if len(h.skills.Names()) > 0 {
 		builtin = append(builtin, skill.NewTool(h.skills, skill.ToolOptions{}))
 	}

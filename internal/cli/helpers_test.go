@@ -74,7 +74,7 @@ type env struct {
 	vars            map[string]string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{home: filepath.Join(root, "home"), workspace: filepath.Join(root, "ws"), vars: map[string]string{}}
@@ -88,7 +88,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) writeUserConfig(t *testing.T, content string) {
+func (e *env) writeUserConfig(t testing.TB, content string) {
 	t.Helper()
 	path := filepath.Join(e.home, ".config", "rein", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
@@ -25,9 +26,15 @@ type mcpTools struct {
 	// add theirs before a later run (a chat's next turn).
 	mu    sync.Mutex
 	added map[string]bool
-	// progress shows the calls' progress notifications; nil drops them
-	// (json output, or between runs).
+	// progress shows the calls' progress notifications and the notes of
+	// servers that connected late; nil drops them (json output, or
+	// between runs).
 	progress atomic.Pointer[progressReporter]
+	// grace is how long the first refresh waits for servers that are not
+	// required ([mcp] startup_grace). settled is set once a refresh gave
+	// a run its tools: servers that connect after it are noted.
+	grace   time.Duration
+	settled bool // guarded by mu
 }
 
 // mcpPlan is what a run's MCP servers need decided before the workspace
@@ -39,6 +46,7 @@ type mcpPlan struct {
 	files   []string
 	// tokens holds the servers' OAuth sign-ins (see mcplogin.go).
 	tokens mcp.TokenStore
+	grace  time.Duration
 }
 
 // planMCP loads the servers of [mcp_servers] and .mcp.json for workspace
@@ -52,7 +60,11 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 	// A repository's own servers start only once the user trusted them.
 	trusted, untrusted, files := a.trustStore(stateDirFlag).SplitTrusted(servers, workspace)
 	a.warnUntrusted(untrusted)
-	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag)}, nil
+	grace, err := loadStartupGrace(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag), grace: grace}, nil
 }
 
 // trustedServerFiles returns the workspace files (absolute, symlinks
@@ -77,9 +89,10 @@ func (a *App) startMCP(plan *mcpPlan, workspace string, set *tool.Set, in mcp.In
 	if plan == nil || len(plan.servers) == 0 {
 		return nil, nil
 	}
-	mt := &mcpTools{app: a, set: set, added: map[string]bool{}}
+	mt := &mcpTools{app: a, set: set, added: map[string]bool{}, grace: plan.grace}
 	mc := a.mcpConfig(plan.servers, workspace, in)
 	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
+	mc.OnConnected = func(server string) { go mt.join(server) }
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
 		mt.progress.Load().report(p)
 	}
@@ -109,19 +122,22 @@ func (a *App) mcpConfig(servers []mcp.ServerConfig, workspace string, in mcp.Int
 	}
 }
 
-// refresh adds the tools of every server that is up, waiting for each at
-// most until its startup timeout. A required server that is not up fails
-// the run.
+// refresh adds the tools of every server that is up, waiting for a
+// server that is not required at most the startup grace (counted from
+// rein's start) and for a required one until its startup timeout. A
+// required server that is not up fails the run. Servers that come up
+// later join through join.
 func (mt *mcpTools) refresh(ctx context.Context) error {
 	if mt == nil {
 		return nil
 	}
-	ts, err := mt.m.Tools(ctx)
+	ts, err := mt.m.ToolsWithin(ctx, mt.grace)
 	if err != nil {
 		return err
 	}
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
+	mt.settled = true
 	fresh, gone := syncTools(mt.added, ts)
 	mt.set.Remove(gone...)
 	if len(fresh) == 0 {
@@ -131,6 +147,53 @@ func (mt *mcpTools) refresh(ctx context.Context) error {
 		return fmt.Errorf("adding MCP tools: %w", err)
 	}
 	return nil
+}
+
+// join adds the tools of a server that has just connected. The agent
+// reads the set again before its next model call, so they are offered
+// from then on; once a run has its tools, the late arrival is noted in
+// the output. A reconnection after a crash adds nothing new and says
+// nothing.
+func (mt *mcpTools) join(server string) {
+	ts := mt.m.ServerTools(server)
+	mt.mu.Lock()
+	var fresh []tool.Tool
+	var names []string
+	for _, t := range ts {
+		if name := t.Spec().Name; !mt.added[name] {
+			fresh = append(fresh, t)
+			names = append(names, name)
+		}
+	}
+	if len(fresh) == 0 {
+		mt.mu.Unlock()
+		return
+	}
+	if err := mt.set.Add(fresh...); err != nil {
+		mt.mu.Unlock()
+		fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s: adding its tools: %s\n", server, oneLine(err.Error()))
+		return
+	}
+	for _, name := range names {
+		mt.added[name] = true
+	}
+	settled := mt.settled
+	mt.mu.Unlock()
+	if settled {
+		mt.progress.Load().connected(server, names)
+	}
+}
+
+// reportMissing names, once at the end of a run, the servers still
+// connecting: the run went without their tools, and their own timeout
+// (which reports a failure) has not passed yet.
+func (mt *mcpTools) reportMissing() {
+	if mt == nil {
+		return
+	}
+	for _, name := range mt.m.Connecting() {
+		fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s had not connected when the run ended; the run went without its tools\n", name)
+	}
 }
 
 // syncTools compares the servers' current tools with those already added

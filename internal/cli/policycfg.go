@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/netrules"
 )
 
 // approvedRulesFile is the name of the approved-rules store in the state
@@ -76,4 +79,53 @@ func openApproved(dir string) (policy.ApprovedStore, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// networkSection is the [network] table: host rules for the tools that
+// reach the network by URL (web_fetch):
+//
+//	[network]
+//	allow = ["docs.example.com", "*.github.com"]   # fetched without asking under the editor preset
+//	deny  = ["internal.example.com", "10.0.0.0/8"] # never fetched, under every preset
+//
+// Deny wins over allow. An allow rule lifts the editor preset's question
+// (read-only still denies the network) and lets web_fetch reach the
+// loopback, private or link-local addresses it names, which are refused
+// otherwise. A project layer may only add denies: its allow is ignored
+// with a warning.
+type networkSection struct {
+	Allow []string `toml:"allow"`
+	Deny  []string `toml:"deny"`
+}
+
+// loadNetworkRules merges every layer's [network] table.
+func loadNetworkRules(cfg *config.Config) (netrules.Rules, []string, error) {
+	var rules netrules.Rules
+	var warnings []string
+	for _, sec := range cfg.Sections("network") {
+		var t networkSection
+		if err := sec.Decode(&t); err != nil {
+			return netrules.Rules{}, nil, err
+		}
+		for _, kl := range []struct {
+			key  string
+			list []string
+		}{{"allow", t.Allow}, {"deny", t.Deny}} {
+			key := kl.key
+			for _, p := range kl.list {
+				if err := netrules.Validate(p); err != nil {
+					return netrules.Rules{}, nil, sec.Errorf([]string{key}, "network.%s: %v", key, strings.TrimPrefix(err.Error(), netrules.ErrInvalidRule.Error()+": "))
+				}
+			}
+		}
+		rules.Deny = append(rules.Deny, t.Deny...)
+		if sec.Source.Layer == config.LayerProject {
+			if len(t.Allow) > 0 {
+				warnings = append(warnings, fmt.Sprintf("%s: [network] allow ignored: a project can only add denies", sec.Source.Name))
+			}
+			continue
+		}
+		rules.Allow = append(rules.Allow, t.Allow...)
+	}
+	return rules, warnings, nil
 }

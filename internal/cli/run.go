@@ -192,6 +192,9 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	// Notifications that straggle in after the run are dropped: the
 	// output has ended.
 	h.mcp.showProgress(nil)
+	if out != nil {
+		h.mcp.reportMissing()
+	}
 	if forced {
 		fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)
 		return &exitError{code: ExitInterrupted}
