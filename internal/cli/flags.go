@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -181,10 +182,27 @@ func validateFormat(format string) error {
 	return usagef("--output-format must be text, json or stream-json (got %q)", format)
 }
 
-// noArgs is cobra.NoArgs with a one-line usage error.
+// noArgs is cobra.NoArgs with a one-line usage error. On a command with
+// subcommands (rein sessions, rein mcp) a stray argument is a mistyped
+// subcommand: the error names the subcommands and the closest one.
 func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments (got %q); see 'rein %s --help'", cmd.Name(), args[0], cmd.Name())
+	if len(args) == 0 {
+		return nil
 	}
-	return nil
+	if names := subcommandNames(cmd); len(names) > 0 {
+		return usagef("unknown command %q for '%s'%s; its commands are %s (see '%s --help')",
+			args[0], cmd.CommandPath(), config.Suggest(args[0], names), strings.Join(names, ", "), cmd.CommandPath())
+	}
+	return usagef("%s takes no arguments (got %q); see '%s --help'", cmd.Name(), args[0], cmd.CommandPath())
+}
+
+// subcommandNames lists cmd's visible subcommands, help excluded.
+func subcommandNames(cmd *cobra.Command) []string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() && c.Name() != "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return names
 }
