@@ -55,7 +55,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.apiKey, "api-key", "k", "", "API key (default: $REIN_API_KEY, then $OPENAI_API_KEY or $ANTHROPIC_API_KEY by provider)")
 	fs.StringVarP(&f.model, "model", "m", "", "model name (default: the server's choice)")
 	fs.StringVar(&f.provider, "provider", "", "wire protocol: openai (any OpenAI-compatible server) or anthropic (default openai)")
-	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the current directory)")
+	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
@@ -149,13 +149,18 @@ func (a *App) load(f *commonFlags) (*config.Config, string, error) {
 }
 
 // workspace returns the absolute workspace directory, checking it exists.
+// Without -C it is the enclosing git repository's root, else the current
+// directory (see repositoryRoot); -C DIR is taken as given.
 func (a *App) workspace(dir string) (string, error) {
 	if dir == "" {
 		wd, err := a.Getwd()
 		if err != nil {
 			return "", fmt.Errorf("cannot determine the current directory (%v); pass -C DIR", err)
 		}
-		dir = wd
+		if abs, err := filepath.Abs(wd); err == nil {
+			wd = abs
+		}
+		dir = repositoryRoot(wd, a.Getenv("HOME"))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -31,7 +31,7 @@ type mcpFlags struct {
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the current directory)")
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.format, "output-format", formatText, "output format: text or json")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace servers are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")

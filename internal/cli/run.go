@@ -38,9 +38,9 @@ JSON object per event (and a tool.progress object for each progress report of
 an MCP tool). PROMPT "-" reads the prompt from stdin. MCP servers' questions
 (elicitation, sampling) are declined: nobody is there to answer them.
 
-The model works in the workspace (-C, default the current directory) with
-rein's coding tools: files are changed only inside it, and commands run there
-under the sandbox ([sandbox] in the config). The policy preset (--preset
+The model works in the workspace (-C; default the enclosing git repository's
+root, else the current directory) with rein's coding tools: files are changed
+only inside it, and commands run there under the sandbox ([sandbox] in the config). The policy preset (--preset
 read-only|editor|full) and [policy] rules decide each call; calls the policy
 asks about are put to you on a terminal, denied without one (--approve never)
 or allowed (--approve auto). Hard denials are never lifted.
