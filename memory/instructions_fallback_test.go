@@ -14,10 +14,10 @@ import (
 func TestLoadInstructionsClaudeFallback(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
-		"CLAUDE.md":        "root claude rules",
-		"a/AGENTS.md":      "a agents rules",
-		"a/CLAUDE.md":      "a claude rules: not loaded, AGENTS.md wins",
-		"a/b/CLAUDE.md":    "b claude rules",
+		"CLAUDE.md":         "root claude rules",
+		"a/AGENTS.md":       "a agents rules",
+		"a/CLAUDE.md":       "a claude rules: not loaded, AGENTS.md wins",
+		"a/b/CLAUDE.md":     "b claude rules",
 		"a/b/c/CLAUDE.md/x": "a directory named CLAUDE.md: skipped",
 	})
 	text, files, err := LoadInstructions(ws, filepath.Join(ws, "a", "b", "c"), "", 0)
