@@ -27,6 +27,9 @@ type mcpFlags struct {
 	json   bool // format is json
 	// stateDir holds the trust store of workspace-defined servers.
 	stateDir string
+	// untrusted are the workspace's servers that were left out for want
+	// of trust (rein mcp list shows them).
+	untrusted []mcp.Untrusted
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
@@ -90,6 +93,7 @@ func (a *App) mcpListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			statuses = withUntrusted(statuses, f.untrusted)
 			if f.json {
 				return a.printJSON(statusJSON(statuses))
 			}
@@ -237,6 +241,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	}
 	trusted, untrusted, _ := a.trustStore(f.stateDir).SplitTrusted(servers, ws)
 	a.warnUntrusted(untrusted)
+	f.untrusted = untrusted
 	return trusted, ws, nil
 }
 
