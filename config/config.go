@@ -72,6 +72,10 @@ type ModelConfig struct {
 	ContextWindow int      // tokens; 0 = ask the server
 	MaxTokens     int      // output tokens per call; 0 = provider default
 	Temperature   *float64 // nil = not sent
+	// InputPrice and OutputPrice are what the model costs in US dollars
+	// per million input and output tokens ([model] input_price and
+	// output_price); 0 means unknown, and no cost is shown.
+	InputPrice, OutputPrice float64
 }
 
 // AgentConfig holds the agent loop's prompt and limits. Zero Timeout and
@@ -180,6 +184,8 @@ type Settings struct {
 	ContextWindow *int
 	MaxTokens     *int
 	Temperature   *float64
+	InputPrice    *float64
+	OutputPrice   *float64
 
 	SystemPrompt     *string
 	MaxSteps         *int

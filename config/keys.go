@@ -70,6 +70,12 @@ var specs = []keySpec{
 	{key: "model.temperature", name: "temperature", kind: kindFloat,
 		inFiles: true, validate: floatRange(0, 2),
 		field: func(s *Settings) any { return &s.Temperature }},
+	{key: "model.input_price", name: "input_price", kind: kindFloat,
+		inFiles: true, validate: floatRange(0, 1e6),
+		field: func(s *Settings) any { return &s.InputPrice }},
+	{key: "model.output_price", name: "output_price", kind: kindFloat,
+		inFiles: true, validate: floatRange(0, 1e6),
+		field: func(s *Settings) any { return &s.OutputPrice }},
 
 	{key: "agent.system_prompt", name: "system_prompt", kind: kindString, flag: "--system",
 		inFiles: true, field: func(s *Settings) any { return &s.SystemPrompt }},

@@ -295,6 +295,8 @@ func (m *merger) result() *Config {
 			ContextWindow: deref(e.ContextWindow, 0),
 			MaxTokens:     deref(e.MaxTokens, 0),
 			Temperature:   e.Temperature,
+			InputPrice:    deref(e.InputPrice, 0),
+			OutputPrice:   deref(e.OutputPrice, 0),
 		},
 		Agent: AgentConfig{
 			SystemPrompt:     deref(e.SystemPrompt, ""),

@@ -161,6 +161,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	equipRenderer(r, cfg, h)
 	h.children.render(r.event)
 	progressOut := a.Stderr
 	if format == formatStreamJSON {
