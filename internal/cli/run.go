@@ -35,8 +35,11 @@ func (a *App) runCommand() *cobra.Command {
 The answer streams to stdout; tool activity is shown on stderr. With
 --output-format json rein prints one object at the end; with stream-json, one
 JSON object per event (and a tool.progress object for each progress report of
-an MCP tool). PROMPT "-" reads the prompt from stdin. MCP servers' questions
-(elicitation, sampling) are declined: nobody is there to answer them.
+an MCP tool). PROMPT "-" reads the prompt from stdin. With --input-format
+stream-json (and stream-json output) stdin carries user messages as JSON
+lines, {"type":"user","message":{"role":"user","content":"…"}}, each run as
+one turn on the same session. MCP servers' questions (elicitation,
+sampling) are declined: nobody is there to answer them.
 
 The model works in the workspace (-C; default the enclosing git repository's
 root, else the current directory) with rein's coding tools: files are changed
