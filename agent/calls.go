@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -26,7 +27,9 @@ type callState struct {
 	// denied marks a policy or approver denial (not an unknown tool).
 	denied bool
 	result model.ToolResult
-	finish bool
+	// structured is the tool's Structured result (Event.ToolStructured).
+	structured json.RawMessage
+	finish     bool
 	// recorded is the tool.result event journaled as soon as the call
 	// finished, so a crash later in the turn cannot lose a result that
 	// exists; recordErr is the journal's refusal of it.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/reinharness/rein/model"
@@ -62,13 +63,20 @@ type Event struct {
 	IdempotencyKey string            `json:"idempotency_key,omitempty"`
 	Decision       *Decision         `json:"decision,omitempty"`
 	ToolResult     *model.ToolResult `json:"tool_result,omitempty"`
-	Usage          *model.Usage      `json:"usage,omitempty"`
-	Compaction     *CompactionInfo   `json:"compaction,omitempty"`
-	FileChange     *FileChange       `json:"file_change,omitempty"`
-	Plan           []PlanItem        `json:"plan,omitempty"`
-	Verify         *VerifyInfo       `json:"verify,omitempty"`
-	Outcome        *Outcome          `json:"outcome,omitempty"`
-	Err            string            `json:"error,omitempty"`
+	// ToolStructured is the machine-readable result of a tool.result
+	// event's call (tool.Result.Structured: run_command's exit code and
+	// duration, an MCP tool's structuredContent), for front ends in this
+	// process. It is never serialised: the journal, the event log and
+	// stream-json carry what the model saw, and a front end that wants
+	// structured fields derives its own (stream-json's exit_code).
+	ToolStructured json.RawMessage `json:"-"`
+	Usage          *model.Usage    `json:"usage,omitempty"`
+	Compaction     *CompactionInfo `json:"compaction,omitempty"`
+	FileChange     *FileChange     `json:"file_change,omitempty"`
+	Plan           []PlanItem      `json:"plan,omitempty"`
+	Verify         *VerifyInfo     `json:"verify,omitempty"`
+	Outcome        *Outcome        `json:"outcome,omitempty"`
+	Err            string          `json:"error,omitempty"`
 
 	// AgentPath, ParentCallID, Depth and Agent place an event of a
 	// sub-agent (see NewTaskTool) in its tree; all are empty for the root

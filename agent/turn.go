@@ -71,7 +71,7 @@ func (r *run) closeTurn(states []callState, stopErr error) error {
 				err = r.deliverEvent(*st.recorded, nil, false)
 			}
 		} else {
-			err = r.emit(Event{Type: EventToolResult, ToolResult: &st.result})
+			err = r.emit(Event{Type: EventToolResult, ToolResult: &st.result, ToolStructured: st.structured})
 		}
 		if err != nil && stopErr == nil {
 			stopErr = err
@@ -347,13 +347,14 @@ func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 		return
 	}
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
+	st.structured = res.Structured
 	st.finish = res.Finish
 	r.postToolUse(st) // PostToolUse steering, before the result is journaled
 	if r.a.cfg.Journal != nil {
 		// Journal the result now, not when the whole turn is done: if
 		// rein dies while a sibling call still runs, a resume must find
 		// this call finished rather than report it interrupted.
-		ev := r.stamp(Event{Type: EventToolResult, ToolResult: &st.result})
+		ev := r.stamp(Event{Type: EventToolResult, ToolResult: &st.result, ToolStructured: st.structured})
 		st.recorded, st.recordErr = &ev, r.journal(ev)
 	}
 }

@@ -72,8 +72,9 @@ type ModelConfig struct {
 	ContextWindow int      // tokens; 0 = ask the server
 	MaxTokens     int      // output tokens per call; 0 = provider default
 	Temperature   *float64 // nil = not sent
-	// InputPrice and OutputPrice are the prices per million input and
-	// output tokens; 0 = unknown (no cost is shown).
+	// InputPrice and OutputPrice are what the model costs in US dollars
+	// per million input and output tokens ([model] input_price and
+	// output_price); 0 means unknown, and no cost is shown.
 	InputPrice, OutputPrice float64
 }
 

@@ -303,7 +303,7 @@ func TestCancelSendsNotification(t *testing.T) {
 }
 
 // TestProgress: progress notifications reach OnProgress with the call's
-// idempotency key.
+// idempotency key and call id.
 func TestProgress(t *testing.T) {
 	sc, log := fixture(t, "prog", nil)
 	var (
@@ -320,7 +320,7 @@ func TestProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, tool.WithIdempotencyKey(ctx, "key-1"), toolByName(t, tools, "prog__progress"), `{}`)
+	res := call(t, tool.WithCallID(tool.WithIdempotencyKey(ctx, "key-1"), "call-1"), toolByName(t, tools, "prog__progress"), `{}`)
 	if res.IsError {
 		t.Fatal(res.Content)
 	}
@@ -328,8 +328,8 @@ func TestProgress(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	want := []Progress{
-		{Server: "prog", Tool: "prog__progress", IdempotencyKey: "key-1", Progress: 1, Total: 2, Message: "step 1"},
-		{Server: "prog", Tool: "prog__progress", IdempotencyKey: "key-1", Progress: 2, Total: 2, Message: "step 2"},
+		{Server: "prog", Tool: "prog__progress", IdempotencyKey: "key-1", CallID: "call-1", Progress: 1, Total: 2, Message: "step 1"},
+		{Server: "prog", Tool: "prog__progress", IdempotencyKey: "key-1", CallID: "call-1", Progress: 2, Total: 2, Message: "step 2"},
 	}
 	if !slices.Equal(want, got) {
 		t.Errorf("progress = %+v\nwant %+v", got, want)

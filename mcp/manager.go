@@ -103,9 +103,12 @@ type Progress struct {
 	// tool.IdempotencyKey), which identifies the call to the agent.
 	Tool           string
 	IdempotencyKey string
-	Progress       float64
-	Total          float64 // 0 when unknown
-	Message        string
+	// CallID is the model's id of the call (tool.CallID), the call_id
+	// of its tool.call and tool.result events; "" outside an agent run.
+	CallID   string
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
 }
 
 // Manager owns the connections to the configured MCP servers. It is safe
@@ -322,6 +325,7 @@ func (m *Manager) onProgress(_ context.Context, req *sdk.ProgressNotificationCli
 		Server:         t.server,
 		Tool:           t.tool,
 		IdempotencyKey: t.key,
+		CallID:         tool.CallID(t.ctx),
 		Progress:       req.Params.Progress,
 		Total:          req.Params.Total,
 		Message:        clip(printable(req.Params.Message), 500),

@@ -15,6 +15,12 @@ import (
 // reads, the convention shared by coding agents.
 const InstructionsFile = "AGENTS.md"
 
+// FallbackInstructionsFile is read in a workspace directory that has no
+// InstructionsFile: Claude Code's name for the same thing, so a
+// repository written for it instructs rein too. A directory with both
+// gives only AGENTS.md, which is the one meant for any agent.
+const FallbackInstructionsFile = "CLAUDE.md"
+
 // DefaultInstructionsBytes caps the loaded instructions when
 // LoadInstructions is given no cap.
 const DefaultInstructionsBytes = 32 << 10
@@ -35,8 +41,9 @@ type instructionFile struct {
 
 // LoadInstructions reads the instruction files for a run, to be passed as
 // agent.Config.Instructions: the user's own userConfigDir/AGENTS.md first,
-// then the AGENTS.md of every directory from workspaceRoot down to
-// workDir, the nearer ones later so that they read as refinements. Each
+// then the AGENTS.md (or, where there is none, the CLAUDE.md) of every
+// directory from workspaceRoot down to workDir, the nearer ones later so
+// that they read as refinements. Each
 // file is headed with its path (workspace files relative to the root).
 // files lists what was included, in order.
 //
@@ -119,24 +126,39 @@ func workspaceInstructions(root *os.Root, rootPath, workDir string) ([]instructi
 	var list []instructionFile
 	var errs []error
 	for _, dir := range dirsDown(rootPath, workDir) {
-		name := filepath.Join(dir, InstructionsFile)
-		fi, err := root.Stat(name)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil && escapes != nil && errors.Is(err, escapes):
-			errs = append(errs, fmt.Errorf("memory: refused %s: %w (a symlink points out of %s); remove the link or copy the file into the workspace",
-				filepath.ToSlash(name), ErrOutsideWorkspace, rootPath))
-			continue
-		case err != nil:
-			errs = append(errs, fmt.Errorf("memory: cannot read %s in the workspace: %w", filepath.ToSlash(name), err))
-			continue
-		case !fi.Mode().IsRegular():
-			continue
+		for _, base := range []string{InstructionsFile, FallbackInstructionsFile} {
+			f, found, err := statInstructions(root, rootPath, filepath.Join(dir, base), escapes)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if found {
+				list = append(list, *f)
+			}
+			if found || err != nil {
+				break // a refused AGENTS.md is not replaced by CLAUDE.md
+			}
 		}
-		list = append(list, instructionFile{display: filepath.ToSlash(name), info: fi, open: func() (*os.File, error) { return root.Open(name) }})
 	}
 	return list, errs
+}
+
+// statInstructions looks at one candidate file through root. found is
+// false when it is missing or not a regular file; err reports a refused or
+// unreadable one.
+func statInstructions(root *os.Root, rootPath, name string, escapes error) (*instructionFile, bool, error) {
+	fi, err := root.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil && escapes != nil && errors.Is(err, escapes):
+		return nil, false, fmt.Errorf("memory: refused %s: %w (a symlink points out of %s); remove the link or copy the file into the workspace",
+			filepath.ToSlash(name), ErrOutsideWorkspace, rootPath)
+	case err != nil:
+		return nil, false, fmt.Errorf("memory: cannot read %s in the workspace: %w", filepath.ToSlash(name), err)
+	case !fi.Mode().IsRegular():
+		return nil, false, nil
+	}
+	return &instructionFile{display: filepath.ToSlash(name), info: fi, open: func() (*os.File, error) { return root.Open(name) }}, true, nil
 }
 
 // dirsDown returns the directories from the root (".") down to workDir,

@@ -222,10 +222,11 @@ func (s *SQLite) Fork(ctx context.Context, id string) (string, error) {
 	}
 	newID := s.cfg.NewID()
 	now := s.cfg.Now().UnixNano()
+	title := forkTitle(src)
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, workspace, created, updated, title, model, parent_id, status, input_tokens, output_tokens)
-			SELECT ?, workspace, ?, ?, title, model, id, status, input_tokens, output_tokens FROM sessions WHERE id = ?`,
-			newID, now, now, src.ID)
+			SELECT ?, workspace, ?, ?, ?, model, id, status, input_tokens, output_tokens FROM sessions WHERE id = ?`,
+			newID, now, now, title, src.ID)
 		if err != nil {
 			return err
 		}
@@ -303,6 +304,19 @@ func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// forkTitle is a fork's title: "fork of 1a2b3c4d: <the parent's title>",
+// so that a list of sessions tells the copy from the original at a glance.
+func forkTitle(parent Info) string {
+	short := parent.ID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	if parent.Title == "" {
+		return clipTitle("fork of " + short)
+	}
+	return clipTitle("fork of " + short + ": " + parent.Title)
 }
 
 // clipTitle makes a one-line title of at most TitleMax bytes.

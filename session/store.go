@@ -194,7 +194,8 @@ type Store interface {
 	// Events yields a session's stored events in order.
 	Events(ctx context.Context, id string) iter.Seq2[Record, error]
 	// Fork copies a session, events included, into a new session whose
-	// Parent is id, and returns the new id.
+	// Parent is id and whose title says it is a fork ("fork of ID8:
+	// title"), and returns the new id.
 	Fork(ctx context.Context, id string) (string, error)
 	// Delete removes a session and its events.
 	Delete(ctx context.Context, id string) error

@@ -197,8 +197,8 @@ func TestForkCopiesEventsAndDiverges(t *testing.T) {
 	if diff := cmp.Diff([]string{"one", "two", "fork only"}, texts(fs.Messages)); diff != "" {
 		t.Errorf("fork messages (-want +got):\n%s", diff)
 	}
-	if fs.Info.Parent != parent.ID || fs.Info.Title != "one" || fs.Info.Workspace != "/w" {
-		t.Errorf("fork info %+v: want parent %s, title 'one', workspace /w", fs.Info, parent.ID)
+	if fs.Info.Parent != parent.ID || fs.Info.Title != "fork of "+parent.ID[:min(8, len(parent.ID))]+": one" || fs.Info.Workspace != "/w" {
+		t.Errorf("fork info %+v: want parent %s, title 'fork of …: one', workspace /w", fs.Info, parent.ID)
 	}
 	for r, err := range s.Events(ctx, forkID) {
 		if err != nil {

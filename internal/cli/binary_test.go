@@ -211,3 +211,27 @@ func TestMainReadsProcessEnvironment(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, stdout.String(), stderr.String())
 	}
 }
+
+// TestBinaryChatWithDevNullStdin: stdin redirected from /dev/null (a
+// character device, not a terminal) gets no banner and no prompt.
+func TestBinaryChatWithDevNullStdin(t *testing.T) {
+	e := newEnv(t)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, reinBinary(t), "chat", "-e", closedPort(t))
+	cmd.Dir = e.workspace
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("rein chat < /dev/null: %v\nstderr: %s", err, stderr.String())
+	}
+	if stdout.Len() != 0 || strings.Contains(stderr.String(), "›") || strings.Contains(stderr.String(), "rein chat:") {
+		t.Errorf("stdout %q stderr %q, want no banner or prompt", stdout.String(), stderr.String())
+	}
+}

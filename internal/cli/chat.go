@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"syscall"
 
@@ -416,16 +415,6 @@ func modelName(cfg *config.Config) string {
 		return cfg.Model.Model
 	}
 	return "the server's model"
-}
-
-// isTerminal reports whether r is a character device (a terminal).
-func isTerminal(r any) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // clear starts a new conversation in a new session; the old session stays

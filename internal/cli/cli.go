@@ -161,8 +161,11 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	// --version and -v print what `rein version` prints.
+	root.Version = versionString(version, readBuildInfo())
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usagef("%s; see 'rein %s --help'", err, cmd.Name())
+		return usagef("%s; see '%s --help'", err, cmd.CommandPath())
 	})
 	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand())
 	return root

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.apiKey, "api-key", "k", "", "API key (default: $REIN_API_KEY, then $OPENAI_API_KEY or $ANTHROPIC_API_KEY by provider)")
 	fs.StringVarP(&f.model, "model", "m", "", "model name (default: the server's choice)")
 	fs.StringVar(&f.provider, "provider", "", "wire protocol: openai (any OpenAI-compatible server) or anthropic (default openai)")
-	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the current directory)")
+	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
@@ -150,13 +151,18 @@ func (a *App) load(f *commonFlags) (*config.Config, string, error) {
 }
 
 // workspace returns the absolute workspace directory, checking it exists.
+// Without -C it is the enclosing git repository's root, else the current
+// directory (see repositoryRoot); -C DIR is taken as given.
 func (a *App) workspace(dir string) (string, error) {
 	if dir == "" {
 		wd, err := a.Getwd()
 		if err != nil {
 			return "", fmt.Errorf("cannot determine the current directory (%v); pass -C DIR", err)
 		}
-		dir = wd
+		if abs, err := filepath.Abs(wd); err == nil {
+			wd = abs
+		}
+		dir = repositoryRoot(wd, a.Getenv("HOME"))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -183,10 +189,27 @@ func validateFormat(format string) error {
 	return usagef("--output-format must be text, json or stream-json (got %q)", format)
 }
 
-// noArgs is cobra.NoArgs with a one-line usage error.
+// noArgs is cobra.NoArgs with a one-line usage error. On a command with
+// subcommands (rein sessions, rein mcp) a stray argument is a mistyped
+// subcommand: the error names the subcommands and the closest one.
 func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments (got %q); see 'rein %s --help'", cmd.Name(), args[0], cmd.Name())
+	if len(args) == 0 {
+		return nil
 	}
-	return nil
+	if names := subcommandNames(cmd); len(names) > 0 {
+		return usagef("unknown command %q for '%s'%s; its commands are %s (see '%s --help')",
+			args[0], cmd.CommandPath(), config.Suggest(args[0], names), strings.Join(names, ", "), cmd.CommandPath())
+	}
+	return usagef("%s takes no arguments (got %q); see '%s --help'", cmd.Name(), args[0], cmd.CommandPath())
+}
+
+// subcommandNames lists cmd's visible subcommands, help excluded.
+func subcommandNames(cmd *cobra.Command) []string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() && c.Name() != "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return names
 }

@@ -174,7 +174,7 @@ func (a *App) warnHookConfig(warnings []string) {
 // the configuration and the trust store are.
 func registerHooksFlags(f *mcpFlags, cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .rein/config.toml and .claude/settings*.json are read (default: the current directory)")
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .rein/config.toml and .claude/settings*.json are read (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.format, "output-format", formatText, "output format: text")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace hooks are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")

@@ -482,7 +482,7 @@ func progressObjects(t *testing.T, stdout, tool string) []string {
 		case "tool.call":
 			called = true
 		case "tool.progress":
-			if !called || session == "" || ev["session_id"] != session || ev["tool"] != tool || ev["server"] != "everything" {
+			if !called || session == "" || ev["session_id"] != session || ev["tool"] != tool || ev["server"] != "everything" || ev["call_id"] != "c1" {
 				t.Errorf("tool.progress out of place or incomplete (session %q): %s", session, l)
 			}
 			out = append(out, fmt.Sprintf("%s %v/%v", ev["tool"], ev["progress"], ev["total"]))

@@ -31,11 +31,14 @@ type mcpFlags struct {
 	// signIn lets the command run an OAuth sign-in when a server demands
 	// one (rein mcp call --login).
 	signIn bool
+	// untrusted are the workspace's servers that were left out for want
+	// of trust (rein mcp list shows them).
+	untrusted []mcp.Untrusted
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the current directory)")
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.format, "output-format", formatText, "output format: text or json")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace servers are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
@@ -96,6 +99,7 @@ func (a *App) mcpListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			statuses = withUntrusted(statuses, f.untrusted)
 			if f.json {
 				return a.printJSON(statusJSON(statuses))
 			}
@@ -244,6 +248,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	}
 	trusted, untrusted, _ := a.trustStore(f.stateDir).SplitTrusted(servers, ws)
 	a.warnUntrusted(untrusted)
+	f.untrusted = untrusted
 	return trusted, ws, nil
 }
 

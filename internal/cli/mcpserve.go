@@ -31,7 +31,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	f.common.fs = fs
 	fs.StringVar(&f.http, "http", "", "serve Streamable HTTP at ADDR (host:port, :port or a port; the endpoint is /mcp) instead of stdio")
 	fs.StringSliceVar(&f.tools, "tools", nil, "serve only these tools (comma-separated names; default: all built-in tools)")
-	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory the tools are confined to (default: the current directory)")
+	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory the tools are confined to (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.common.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
 	fs.StringVar(&f.common.approve, "approve", approveNever, "calls the policy asks about: never (deny them) or auto (allow them); ask behaves as never, since a server has no terminal to ask on")

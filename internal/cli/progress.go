@@ -66,9 +66,11 @@ type progressLine struct {
 	Server         string    `json:"server"`
 	Tool           string    `json:"tool"`
 	IdempotencyKey string    `json:"idempotency_key,omitempty"`
-	Progress       float64   `json:"progress"`
-	Total          float64   `json:"total,omitempty"`
-	Message        string    `json:"message,omitempty"`
+	// CallID is the call_id of the call's tool.call and tool.result.
+	CallID   string  `json:"call_id,omitempty"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
 }
 
 // report shows one notification, unless the call showed one less than
@@ -98,7 +100,7 @@ func (p *progressReporter) report(pr mcp.Progress) {
 	if p.json {
 		writeJSONLine(p.w, p.ex, progressLine{
 			Type: eventToolProgress, SessionID: p.sessionID, Time: now.UTC(), Server: pr.Server, Tool: pr.Tool,
-			IdempotencyKey: pr.IdempotencyKey, Progress: pr.Progress, Total: pr.Total, Message: p.ex.scrub(pr.Message),
+			IdempotencyKey: pr.IdempotencyKey, CallID: pr.CallID, Progress: pr.Progress, Total: pr.Total, Message: p.ex.scrub(pr.Message),
 		})
 		return
 	}

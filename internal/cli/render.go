@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
@@ -25,7 +26,7 @@ type renderer interface {
 func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) renderer {
 	switch format {
 	case formatJSON:
-		return &jsonRenderer{w: stdout, ex: ex}
+		return &jsonRenderer{w: stdout, ex: ex, start: time.Now()}
 	case formatStreamJSON:
 		return &streamRenderer{w: stdout, ex: ex, memo: &redact.Memo{}}
 	}
@@ -139,6 +140,9 @@ type jsonRenderer struct {
 	w         io.Writer
 	ex        *explainer
 	sessionID string
+	start     time.Time
+	// prices are the model's (per million tokens), 0 when unknown.
+	inputPrice, outputPrice float64
 }
 
 // jsonResult is the `--output-format json` object (public contract).
@@ -150,6 +154,14 @@ type jsonResult struct {
 	Usage     jsonUsage `json:"usage"`
 	ToolCalls int       `json:"tool_calls"`
 	Error     string    `json:"error,omitempty"`
+	// DurationMS is the run's wall time; NumTurns its model calls (as
+	// Claude Code counts turns); IsError is set for any outcome but
+	// complete; TotalCostUSD only when [model] input_price and
+	// output_price are configured.
+	DurationMS   int64    `json:"duration_ms"`
+	NumTurns     int      `json:"num_turns"`
+	IsError      bool     `json:"is_error"`
+	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
 }
 
 type jsonUsage struct {
@@ -164,8 +176,16 @@ func (r *jsonRenderer) event(ev agent.Event) {
 }
 
 func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
-	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem}
+	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem, IsError: true}
+	if !r.start.IsZero() {
+		res.DurationMS = time.Since(r.start).Milliseconds()
+	}
 	if out != nil {
+		res.NumTurns, res.IsError = out.Steps, out.Kind != agent.Complete
+		if r.inputPrice > 0 || r.outputPrice > 0 {
+			cost := (float64(out.Usage.InputTokens)*r.inputPrice + float64(out.Usage.OutputTokens)*r.outputPrice) / 1e6
+			res.TotalCostUSD = &cost
+		}
 		res.Outcome = string(out.Kind)
 		res.Text = r.ex.scrub(out.Text)
 		res.Steps = out.Steps
@@ -194,6 +214,12 @@ type streamRenderer struct {
 	w    io.Writer
 	ex   *explainer
 	memo *redact.Memo
+	// sc adds the fields beyond the agent event (see streamLine); nil
+	// adds none.
+	sc *streamContext
+	// held is an error event and what follows it (session.completed),
+	// kept until finish gives the one-line message text output prints.
+	held []agent.Event
 }
 
 func (r *streamRenderer) event(ev agent.Event) {
@@ -201,10 +227,25 @@ func (r *streamRenderer) event(ev agent.Event) {
 	if ev.Err != "" {
 		ev.Err = r.ex.scrub(ev.Err)
 	}
-	writeJSONLine(r.w, r.ex, ev)
+	if ev.Type == agent.EventError && ev.AgentPath == "" || len(r.held) > 0 {
+		r.held = append(r.held, ev)
+		return
+	}
+	writeJSONLine(r.w, r.ex, r.sc.line(ev))
 }
 
-func (r *streamRenderer) finish(*agent.Outcome, string) {}
+// finish writes the held lines: the error event's "error" is the line
+// text output prints ("rein: …"), its "cause" the raw error.
+func (r *streamRenderer) finish(_ *agent.Outcome, problem string) {
+	for _, ev := range r.held {
+		l := r.sc.line(ev)
+		if ev.Type == agent.EventError && ev.AgentPath == "" && problem != "" {
+			l.Cause, l.Err = ev.Err, problem
+		}
+		writeJSONLine(r.w, r.ex, l)
+	}
+	r.held = nil
+}
 
 // writeJSONLine writes v as one line of JSON with the registered secrets
 // scrubbed (the patterns, which could disturb JSON syntax, are applied to

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/session/replay"
@@ -25,7 +26,7 @@ func NewReplayCommand(a *App) *cobra.Command {
 	var (
 		dirFlag, wsFlag, configFile string
 		ignore                      []string
-		keep                        bool
+		keep, exact                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replay SESSION",
@@ -34,12 +35,14 @@ func NewReplayCommand(a *App) *cobra.Command {
 assistant message and every tool call gets its recorded policy decision,
 while the tools really run — in a scratch copy of the workspace, so the
 workspace itself is not touched. The first tool result that differs from
-the recording is reported with a diff.
+the recording is reported as a unified diff (--- recorded, +++ replayed).
 
 The copy is of the workspace as it is now (-C picks another directory);
 to reproduce an incident, check out the state the session started from.
---ignore REGEX masks volatile text (timings, temporary paths) in both
-results before they are compared.
+Volatile text is masked in both results before they are compared:
+durations ("exit code 0 (8ms)", "ok pkg 0.012s") and timestamps, as the
+repeat guard masks them; --exact compares the results as they are.
+--ignore REGEX masks more (temporary paths, ids).
 
 Exit codes: 0 identical, 1 diverged or failed, 2 usage error, 130 interrupted.`,
 		Args: exactlyOneID("replay"),
@@ -52,7 +55,7 @@ Exit codes: 0 identical, 1 diverged or failed, 2 usage error, 130 interrupted.`,
 				}
 				masks = append(masks, re)
 			}
-			r := &replayCmd{app: a, dirFlag: dirFlag, wsFlag: wsFlag, configFile: configFile, masks: masks, keep: keep}
+			r := &replayCmd{app: a, dirFlag: dirFlag, wsFlag: wsFlag, configFile: configFile, masks: masks, keep: keep, exact: exact}
 			return r.run(cmd.Context(), args[0])
 		},
 	}
@@ -62,6 +65,7 @@ Exit codes: 0 identical, 1 diverged or failed, 2 usage error, 130 interrupted.`,
 	f.StringVar(&configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	f.StringArrayVar(&ignore, "ignore", nil, "regular expression whose matches are masked before comparing (repeatable)")
 	f.BoolVar(&keep, "keep", false, "keep the scratch copy and print where it is")
+	f.BoolVar(&exact, "exact", false, "compare results exactly: do not mask durations and timestamps")
 	return cmd
 }
 
@@ -71,6 +75,8 @@ type replayCmd struct {
 	dirFlag, wsFlag, configFile string
 	masks                       []*regexp.Regexp
 	keep                        bool
+	// exact turns off the default masking of volatile text.
+	exact bool
 }
 
 func (r *replayCmd) run(ctx context.Context, id string) error {
@@ -158,8 +164,12 @@ func (r *replayCmd) harness(src, scratch string) (*config.Config, *harness, erro
 	return cfg, h, nil
 }
 
-// normalize masks the --ignore matches.
+// normalize masks durations and timestamps (unless --exact), then the
+// --ignore matches.
 func (r *replayCmd) normalize(s string) string {
+	if !r.exact {
+		s = agent.MaskVolatile(s)
+	}
 	for _, re := range r.masks {
 		s = re.ReplaceAllString(s, "<ignored>")
 	}

@@ -35,12 +35,15 @@ func (a *App) runCommand() *cobra.Command {
 The answer streams to stdout; tool activity is shown on stderr. With
 --output-format json rein prints one object at the end; with stream-json, one
 JSON object per event (and a tool.progress object for each progress report of
-an MCP tool). PROMPT "-" reads the prompt from stdin. MCP servers' questions
-(elicitation, sampling) are declined: nobody is there to answer them.
+an MCP tool). PROMPT "-" reads the prompt from stdin. With --input-format
+stream-json (and stream-json output) stdin carries user messages as JSON
+lines, {"type":"user","message":{"role":"user","content":"…"}}, each run as
+one turn on the same session. MCP servers' questions (elicitation,
+sampling) are declined: nobody is there to answer them.
 
-The model works in the workspace (-C, default the current directory) with
-rein's coding tools: files are changed only inside it, and commands run there
-under the sandbox ([sandbox] in the config). The policy preset (--preset
+The model works in the workspace (-C; default the enclosing git repository's
+root, else the current directory) with rein's coding tools: files are changed
+only inside it, and commands run there under the sandbox ([sandbox] in the config). The policy preset (--preset
 read-only|editor|full) and [policy] rules decide each call; calls the policy
 asks about are put to you on a terminal, denied without one (--approve never)
 or allowed (--approve auto). Hard denials are never lifted.
@@ -54,6 +57,13 @@ Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 4 blocked, 130 interrupted.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
+			case in.inputFormat == inputStreamJSON:
+				if len(args) > 0 || in.command != "" {
+					return usagef("--input-format stream-json reads the messages from stdin: give no PROMPT and no --command")
+				}
+				return nil
+			case in.inputFormat != inputText:
+				return usagef("--input-format must be text or stream-json (got %q)", in.inputFormat)
 			case in.command != "":
 				return nil // the arguments are the command's
 			case len(args) == 1:
@@ -77,6 +87,7 @@ Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 	}
 	flags.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "output-format", formatText, "output format: text, json or stream-json")
+	cmd.Flags().StringVar(&in.inputFormat, "input-format", inputText, "input format: text (the PROMPT) or stream-json (user messages as JSON lines on stdin, one turn each; needs --output-format stream-json)")
 	cmd.Flags().StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
 	cmd.Flags().StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
 	return cmd
@@ -90,6 +101,27 @@ type runInput struct {
 	args    []string
 	// skill is activated explicitly for the run (--skill).
 	skill string
+	// inputFormat is --input-format: inputStreamJSON reads the turns'
+	// messages from stdin.
+	inputFormat string
+}
+
+// streamInput checks --input-format: stream-json needs stream-json
+// output (the driving program reads the events) and takes no skill.
+func (in runInput) streamInput(format string) (bool, error) {
+	switch in.inputFormat {
+	case inputText, "":
+		return false, nil
+	case inputStreamJSON:
+		if format != formatStreamJSON {
+			return false, usagef("--input-format stream-json needs --output-format stream-json")
+		}
+		if in.skill != "" {
+			return false, usagef("--skill cannot be combined with --input-format stream-json")
+		}
+		return true, nil
+	}
+	return false, usagef("--input-format must be text or stream-json (got %q)", in.inputFormat)
 }
 
 // run is `rein run`.
@@ -100,9 +132,12 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	if err := flags.validate(); err != nil {
 		return err
 	}
+	streamIn, err := in.streamInput(format)
+	if err != nil {
+		return err
+	}
 	prompt := in.prompt
 	if prompt != "" {
-		var err error
 		if prompt, err = a.readPrompt(prompt); err != nil {
 			return err
 		}
@@ -138,12 +173,14 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		return a.fail(err, ex)
 	}
 	defer sr.close()
-	input, err := sr.input(prompt)
-	if err != nil {
-		return err
+	input := ""
+	if !streamIn {
+		if input, err = sr.input(prompt); err != nil {
+			return err
+		}
 	}
 	ho := harnessOptions{workspace: wsDir, flags: flags}
-	if a.IsTerminal() {
+	if a.IsTerminal() && !streamIn { // stdin carries the messages
 		readCtx, stopReading := context.WithCancel(ctx)
 		defer stopReading()
 		ho.lines = newLineSource(readCtx, a.Stdin)
@@ -161,6 +198,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	equipRenderer(r, cfg, h)
 	h.children.render(r.event)
 	progressOut := a.Stderr
 	if format == formatStreamJSON {
@@ -171,6 +209,23 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		out    *agent.Outcome
 		runErr error
 	)
+	if streamIn {
+		var status error
+		sig, forced := a.interruptible(ctx, func(ctx context.Context) {
+			status = a.streamTurns(ctx, streamTurn{r: r, ex: ex, cfg: cfg, turn: func(ctx context.Context, text string) (*agent.Outcome, error) {
+				if err := h.mcp.refresh(ctx); err != nil {
+					return nil, err
+				}
+				return drain(ag.RunWith(ctx, conv, text, agent.RunOptions{}), r.event)
+			}})
+		})
+		h.mcp.showProgress(nil)
+		if forced || sig != nil {
+			fmt.Fprintf(a.Stderr, "rein: interrupted (%v)\n", sig)
+			return &exitError{code: ExitInterrupted}
+		}
+		return status
+	}
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
 		if runErr = h.mcp.refresh(ctx); runErr != nil {
 			return

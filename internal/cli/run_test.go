@@ -25,6 +25,11 @@ type jsonOut struct {
 	} `json:"usage"`
 	ToolCalls int     `json:"tool_calls"`
 	Error     *string `json:"error"`
+	// Added with issue 11 (Claude Code's result fields).
+	DurationMS   *int64   `json:"duration_ms"`
+	NumTurns     *int     `json:"num_turns"`
+	IsError      *bool    `json:"is_error"`
+	TotalCostUSD *float64 `json:"total_cost_usd"`
 }
 
 func decodeJSONOut(t *testing.T, stdout string) jsonOut {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,6 +94,12 @@ type sessionRun struct {
 	// change already recorded.
 	ws      *workspace.Workspace
 	seenSeq int64
+	// fresh marks a session this process created; appended is set once
+	// anything was journaled into the current session. A fresh session
+	// left without an event (a chat opened and closed, a /clear right
+	// after another) is deleted when it is detached: it holds nothing to
+	// resume and would only clutter rein sessions list.
+	fresh, appended bool
 }
 
 var (
@@ -196,7 +204,13 @@ func (sr *sessionRun) startNew(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return sr.attach(agent.NewConversation(info.ID), j)
+	if err := sr.attach(agent.NewConversation(info.ID), j); err != nil {
+		return err
+	}
+	sr.mu.Lock()
+	sr.fresh, sr.appended = true, false
+	sr.mu.Unlock()
+	return nil
 }
 
 // attach makes conv and its journal current and opens its event log.
@@ -304,6 +318,9 @@ func (sr *sessionRun) Append(ctx context.Context, ev agent.Event) error {
 	if j == nil {
 		return errors.New("no session is open")
 	}
+	sr.mu.Lock()
+	sr.appended = true
+	sr.mu.Unlock()
 	return j.Append(ctx, ev)
 }
 
@@ -387,11 +404,14 @@ func (sr *sessionRun) keepBeforeImage(ctx context.Context, id string, c workspac
 	}
 }
 
-// detach closes the current session's journal and log.
+// detach closes the current session's journal and log, and deletes the
+// session when this process created it and nothing was recorded in it.
 func (sr *sessionRun) detach() error {
 	sr.mu.Lock()
-	j, log := sr.journal, sr.log
+	j, log, id := sr.journal, sr.log, sr.id
+	empty := sr.fresh && !sr.appended
 	sr.journal, sr.log = nil, nil
+	sr.fresh = false
 	sr.mu.Unlock()
 	var err error
 	if j != nil {
@@ -400,7 +420,21 @@ func (sr *sessionRun) detach() error {
 	if log != nil {
 		log.Close()
 	}
+	if empty && err == nil && id != "" {
+		err = sr.discard(id)
+	}
 	return err
+}
+
+// discard deletes an empty session and its event log.
+func (sr *sessionRun) discard(id string) error {
+	if err := sr.store.Delete(context.Background(), id); err != nil {
+		return fmt.Errorf("removing the empty session %s: %w", id, err)
+	}
+	if err := os.Remove(telemetry.LogPath(sr.stateDir, id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the event log of the empty session %s: %w", id, err)
+	}
+	return nil
 }
 
 // close commits and closes everything, flushing traces within

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
@@ -108,7 +109,7 @@ func (c *sessionsCmd) listCommand() *cobra.Command {
 				return writeJSONLines(c.app.Stdout, list)
 			}
 			if len(list) == 0 {
-				fmt.Fprintln(c.app.Stderr, "no sessions yet; rein run and rein chat record them")
+				c.explainEmpty(cmd.Context(), store, filter.Workspace)
 				return nil
 			}
 			printSessions(c.app.Stdout, list)
@@ -137,6 +138,25 @@ func printSessions(w io.Writer, list []session.Info) {
 			in.Status, in.Events, in.Workspace, clipRunes(in.Title, 60))
 	}
 	tw.Flush()
+}
+
+// explainEmpty says why the list is empty: nothing recorded at all, or
+// nothing in the workspace asked for while other workspaces hold sessions
+// (the usual surprise after starting rein somewhere else).
+func (c *sessionsCmd) explainEmpty(ctx context.Context, store *session.SQLite, workspace string) {
+	others := 0
+	if store != nil && workspace != "" {
+		all, err := store.List(ctx, session.Filter{Limit: -1})
+		if err == nil {
+			others = len(all)
+		}
+	}
+	if others == 0 {
+		fmt.Fprintln(c.app.Stderr, "no sessions yet; rein run and rein chat record them")
+		return
+	}
+	fmt.Fprintf(c.app.Stderr, "no sessions in %s; other workspaces hold %s (rein sessions list without -C shows them)\n",
+		termsafe.Line(workspace), plural(others, "session"))
 }
 
 func (c *sessionsCmd) showCommand() *cobra.Command {

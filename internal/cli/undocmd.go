@@ -47,7 +47,7 @@ earlier content was too large to keep, is refused by name and left as it is.`,
 		},
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "the session to undo in (or a unique prefix of its id); default the latest of the workspace")
-	cmd.Flags().StringVarP(&wsFlag, "workspace", "C", "", "workspace directory whose latest session is meant (default: the current directory)")
+	cmd.Flags().StringVarP(&wsFlag, "workspace", "C", "", "workspace directory whose latest session is meant (default: the enclosing git repository's root, else the current directory)")
 	cmd.Flags().StringVar(&dirFlag, "state-dir", "", "directory for rein's state (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	return cmd
 }

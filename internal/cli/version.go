@@ -36,36 +36,54 @@ func readBuildInfo() *debug.BuildInfo {
 	return bi
 }
 
-// versionString renders "rein v1.2.3 (go1.26.8 linux/amd64)". Without a
-// link-time version it falls back to the module version ("(devel)" for a
-// source build) and the VCS revision, marked "+dirty" when modified.
+// versionString renders "rein v1.2.3 (commit 0123456789ab, go1.26.8
+// linux/amd64)": the link-time version, else the module version the Go
+// toolchain recorded ("devel" for a source build, suffixed with the
+// revision so two source builds can be told apart), and the VCS revision
+// whenever the toolchain stamped one, marked "+dirty" when the tree was
+// modified. Builds without VCS stamping (-buildvcs=false) show no commit.
 func versionString(linked string, bi *debug.BuildInfo) string {
 	v := linked
-	if v == "" && bi != nil {
-		v = bi.Main.Version
-		var rev, dirty string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = "+dirty"
-				}
-			}
-		}
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if v == "" || v == "(devel)" {
-			v = "devel"
-			if rev != "" {
-				v += "-" + rev + dirty
-			}
+	rev := ""
+	if bi != nil {
+		rev = vcsRevision(bi)
+		if v == "" {
+			v = bi.Main.Version
 		}
 	}
-	if v == "" {
+	if v == "" || v == "(devel)" {
 		v = "devel"
+		if rev != "" {
+			v += "-" + rev
+			rev = "" // already shown
+		}
 	}
-	return fmt.Sprintf("rein %s (%s %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	extra := ""
+	if rev != "" {
+		extra = "commit " + rev + ", "
+	}
+	return fmt.Sprintf("rein %s (%s%s %s/%s)", v, extra, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// vcsRevision returns the stamped revision, cut to 12 hex digits and
+// marked "+dirty" for a modified tree; "" when none was stamped.
+func vcsRevision(bi *debug.BuildInfo) string {
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return rev + dirty
 }

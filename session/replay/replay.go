@@ -19,14 +19,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry/redact"
 	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/workspace"
 )
 
 // Config configures Run. Store, Session and Tools are required.
@@ -73,7 +72,8 @@ type Divergence struct {
 	// Recorded and Replayed are the two results, as compared (redacted
 	// and normalized).
 	Recorded, Replayed model.ToolResult
-	// Diff is a line diff of the contents, "-" recorded, "+" replayed.
+	// Diff is a unified diff of the contents ("---" recorded, "+++"
+	// replayed), as git diff shows one.
 	Diff string
 }
 
@@ -89,7 +89,6 @@ func (d *Divergence) String() string {
 		fmt.Fprintf(&b, "is_error: recorded %v, replayed %v\n", d.Recorded.IsError, d.Replayed.IsError)
 	}
 	if d.Diff != "" {
-		b.WriteString("result (-recorded +replayed):\n")
 		b.WriteString(d.Diff)
 	}
 	return b.String()
@@ -275,7 +274,7 @@ func (rp *replayer) compare(got model.ToolResult) bool {
 	rp.report.Divergence = &Divergence{
 		Index: rp.rec.index[got.CallID], CallID: got.CallID, Tool: got.Name, Args: c.Args,
 		Recorded: want, Replayed: got,
-		Diff: cmp.Diff(strings.Split(want.Content, "\n"), strings.Split(got.Content, "\n")),
+		Diff: workspace.UnifiedDiff("recorded", "replayed", []byte(want.Content), []byte(got.Content)),
 	}
 	return true
 }

@@ -176,7 +176,7 @@ func TestReplayReportsTheFirstDivergence(t *testing.T) {
 		t.Errorf("divergence at call %d (%s %s) after %d compared; want call 1 (c1 cat)", d.Index, d.CallID, d.Tool, rep.Compared)
 	}
 	s := d.String()
-	for _, want := range []string{"call 1 (cat, id c1) diverged", `-`, `"line one"`, `+`, `"line 1"`, `notes.txt`} {
+	for _, want := range []string{"call 1 (cat, id c1) diverged", "\n--- recorded\n+++ replayed\n@@ -1 +1 @@\n-line one\n+line 1\n", `notes.txt`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
