@@ -1,6 +1,6 @@
 module github.com/reinharness/rein/bench
 
-go 1.26.5
+go 1.26.7
 
 replace github.com/reinharness/rein => ../
 
