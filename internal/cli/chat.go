@@ -16,13 +16,21 @@ import (
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
 )
 
-const chatHelp = `Type a message and press Enter. Commands:
+const chatHelp = `Type a message and press Enter. @path in a message attaches a
+workspace file; !command runs a command (through the policy and the
+sandbox) and adds it and its output to your next message. Commands:
   /help   show this help
+  /model  show the model; /model NAME switches to NAME for the next turns
+  /resume pick a stored session of this workspace and continue it;
+          /resume N or /resume ID picks directly
+  /init   have the model survey the repository and write AGENTS.md
   /diff   show the files changed in this session as a unified diff
   /undo   undo the changes of the last tool call that changed files, also
           of an earlier run of the session; /undo N the last N calls
@@ -117,6 +125,18 @@ type chatSession struct {
 	preset    string
 	// perms are the grants "always for this project" (/permissions).
 	perms *permissionStore
+	// model, when set by /model, replaces the configured model for the
+	// next turns.
+	model string
+	// decider and approver decide the user's own !commands, as they
+	// decide the model's calls.
+	decider  policy.Decider
+	approver policy.Approver
+	// picks is the list /resume showed; the next line may pick from it.
+	picks []session.Info
+	// context is what !command added, told the model with the next
+	// message.
+	context []string
 	// status is the exit code the session ends with: that of the last
 	// turn, where a turn the user cancelled counts as success.
 	status int
@@ -185,7 +205,8 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
 		front: front, preset: string(h.engine.Preset()),
-		perms: newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
+		perms:   newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
+		decider: h.engine, approver: h.approver,
 	}
 	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
@@ -193,6 +214,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
 			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset(), s.conv.ID())
+	}
+	if res := sr.Resumed(); res != nil {
+		s.announceResumed(res)
 	}
 	code := s.loop(ctx, src.lines())
 	if code != ExitOK {
@@ -244,9 +268,22 @@ func (s *chatSession) prompt() {
 func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code int) {
 	line = strings.TrimSpace(line)
 	a := s.app
+	if s.picks != nil {
+		if s.pick(ctx, line) {
+			return false, 0
+		}
+	}
 	switch {
 	case line == "":
 		return false, 0
+	case line == "/model" || strings.HasPrefix(line, "/model "):
+		s.modelCommand(strings.TrimSpace(strings.TrimPrefix(line, "/model")))
+	case line == "/resume" || strings.HasPrefix(line, "/resume "):
+		s.resumeCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/resume")))
+	case line == "/init":
+		return s.turn(ctx, initPrompt, nil)
+	case strings.HasPrefix(line, "!"):
+		s.bangCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "!")))
 	case line == "/exit" || line == "/quit":
 		return true, s.status
 	case line == "/help":
@@ -283,7 +320,11 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
 		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands%s\n", termsafe.Line(line), config.Suggest(strings.TrimPrefix(line, "/"), s.commands.Names()))
 	default:
-		return s.turn(ctx, line, s.takePending())
+		msg, ok := s.attachFiles(line)
+		if !ok {
+			return false, 0
+		}
+		return s.turn(ctx, msg, s.takePending())
 	}
 	return false, 0
 }
@@ -333,6 +374,10 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		input = s.note + "\n\n" + input
 		s.note = ""
 	}
+	if len(s.context) > 0 {
+		input = strings.Join(s.context, "\n\n") + "\n\n" + input
+		s.context = nil
+	}
 	sig, forced := a.interruptible(ctx, func(ctx context.Context) {
 		defer s.console.during(ctx)()
 		if runErr = s.mcp.refresh(ctx); runErr != nil {
@@ -347,6 +392,9 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		}
 		if runErr != nil {
 			return
+		}
+		if ro.Model == "" {
+			ro.Model = s.model
 		}
 		if release != nil {
 			defer release()

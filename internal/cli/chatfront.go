@@ -18,7 +18,7 @@ import (
 // builtinCommands are chat's own slash commands, for Tab completion.
 var builtinCommands = []string{
 	"/help", "/diff", "/undo", "/compact", "/clear", "/usage", "/cost", "/status",
-	"/model", "/permissions", "/mcp", "/prompt", "/skills", "/exit",
+	"/model", "/resume", "/init", "/permissions", "/mcp", "/prompt", "/skills", "/exit",
 }
 
 // chatCommandNames are the slash commands Tab completes: the built-in
@@ -99,7 +99,7 @@ func (s *chatSession) pushStatus() {
 		return
 	}
 	st := tui.Status{
-		Model: modelName(s.cfg), Preset: s.preset, Session: s.conv.ID(),
+		Model: s.currentModel(), Preset: s.preset, Session: s.conv.ID(),
 		Tokens: fmt.Sprintf("%s in / %s out", humanTokens(s.usage.InputTokens), humanTokens(s.usage.OutputTokens)),
 		Cost:   s.cost(),
 	}
@@ -171,7 +171,7 @@ func (s *chatSession) costCommand() {
 // statusCommand is /status.
 func (s *chatSession) statusCommand() {
 	w := s.app.Stderr
-	fmt.Fprintf(w, "model %s at %s, preset %s\n", modelName(s.cfg), s.ex.endpoint, s.preset)
+	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.preset)
 	fmt.Fprintf(w, "session %s in %s, %d turns\n", s.conv.ID(), s.ws.Dir(), s.turns)
 	if win := s.cfg.Model.ContextWindow; win > 0 {
 		fmt.Fprintf(w, "context: %d of %d tokens in the last request\n", s.lastInput, win)

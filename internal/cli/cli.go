@@ -167,7 +167,7 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%s; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a))
 	return root
 }
 

@@ -122,3 +122,20 @@ type Action struct {
 	Kind ActionKind
 	Text string
 }
+
+// Exchange is one exchange of a stored transcript: the user's message,
+// the tool calls made for it (one line each, "name detail") and the
+// answer.
+type Exchange struct {
+	User   string
+	Tools  []string
+	Answer string
+}
+
+// ReplayMsg prints the last exchanges of a resumed session above the
+// input, as they looked live: the message after the prompt mark, the
+// calls dimmed, the answer as rendered markdown. Header introduces them.
+type ReplayMsg struct {
+	Header    string
+	Exchanges []Exchange
+}

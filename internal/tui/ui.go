@@ -152,6 +152,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = Status(msg)
 	case AskMsg:
 		m.asking = msg.Open
+	case ReplayMsg:
+		m.replay(msg)
 	case ApprovalMsg:
 		m.openApproval(msg)
 	case ApprovalWithdrawnMsg:
