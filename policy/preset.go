@@ -13,10 +13,11 @@ type Preset string
 // Presets, from the most to the least restrictive.
 const (
 	// PresetReadOnly allows tools that only read files and tools with no
-	// effects; it denies writes and commands.
+	// effects; it denies writes and commands, except command lines of the
+	// read-only set (readonly.go), which only read workspace files.
 	PresetReadOnly Preset = "read-only"
 	// PresetEditor (the default) also allows writing files inside the
-	// workspace; commands ask.
+	// workspace; commands ask, except command lines of the read-only set.
 	PresetEditor Preset = "editor"
 	// PresetFull also allows commands and network tools, still subject to
 	// command rules, concerns and hard denials.
