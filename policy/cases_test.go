@@ -293,8 +293,14 @@ func policyCases() []policyCase {
 	}
 	for cmd, want := range map[string][3]Action{
 		// command: read-only, editor, full
-		"go test ./...":                         {Deny, Ask, Allow},
-		"ls -la":                                {Deny, Ask, Allow},
+		"go test ./...": {Deny, Ask, Allow},
+		// The read-only set (readonly.go) allows these under read-only
+		// and editor; what strays from it asks or is denied as before.
+		"ls -la":                                {Allow, Allow, Allow},
+		"cat src/main.go | wc -l":               {Allow, Allow, Allow},
+		"ls -la /etc":                           {Deny, Ask, Allow},
+		"ls -la > listing.txt":                  {Deny, Ask, Allow},
+		"tail -f log.txt":                       {Deny, Ask, Allow},
 		"git push origin main":                  {Deny, Ask, Allow},
 		"rm -rf build":                          {Deny, Ask, Allow},
 		"rm -rf src/*.o":                        {Deny, Ask, Allow},

@@ -174,6 +174,9 @@ func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*
 		return stricter(base, tr.add("command", "no command given", Ask, "analysis:arguments").
 			verdict(fmt.Sprintf("rein finds no command in argument %q", spec.Effects.CommandArg)))
 	}
+	if ro, ok := e.readOnlyBase(commands, analyses, base, tr); ok {
+		base = ro
+	}
 	v := verdict{action: Allow}
 	ran := false
 	for _, an := range analyses {

@@ -13,10 +13,13 @@ type Preset string
 // Presets, from the most to the least restrictive.
 const (
 	// PresetReadOnly allows tools that only read files and tools with no
-	// effects; it denies writes, commands and the network.
+	// effects; it denies writes, the network and commands, except command
+	// lines of the read-only set (readonly.go), which only read workspace
+	// files.
 	PresetReadOnly Preset = "read-only"
 	// PresetEditor (the default) also allows writing files inside the
-	// workspace; commands and the network ask.
+	// workspace; commands ask, except command lines of the read-only set,
+	// and so does the network.
 	PresetEditor Preset = "editor"
 	// PresetFull also allows commands and network tools, still subject to
 	// command rules, concerns and hard denials.

@@ -293,7 +293,7 @@ func TestConsecutiveDenialsBlock(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			srv := modeltest.NewServer(t,
 				sse(toolBody("c1", "write_file", `{"path":"a.txt","content":"x"}`)),
-				sse(toolBody("c2", "run_command", `{"command":"ls"}`)),
+				sse(toolBody("c2", "run_command", `{"command":"touch b.txt"}`)),
 				sse(toolBody("c3", "edit_file", `{"path":"a.txt","old_string":"x","new_string":"y"}`)),
 				sse(textBody("never reached")),
 			)

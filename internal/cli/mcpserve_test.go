@@ -163,7 +163,7 @@ func TestMCPServeStdio(t *testing.T) {
 	if text, isErr := serveCall(t, cs, "read_file", map[string]any{"path": "notes.txt"}); isErr || !strings.Contains(text, "hello notes") {
 		t.Errorf("read_file: isError=%v %q", isErr, text)
 	}
-	text, isErr := serveCall(t, cs, "run_command", map[string]any{"command": "ls -la"})
+	text, isErr := serveCall(t, cs, "run_command", map[string]any{"command": "touch made.txt"})
 	if !isErr || !strings.Contains(text, "denied") || !strings.Contains(text, "--approve auto") {
 		t.Errorf("run_command under the editor preset: isError=%v %q; want a denial naming --approve auto", isErr, text)
 	}
