@@ -41,13 +41,36 @@ var safeNames = []string{
 	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
 }
 
+// shellControlNames change what bash runs or where, rather than carrying
+// data: an exported function (BASH_FUNC_ls%%) replaces the program a
+// command names, SHELLOPTS/BASHOPTS switch on xtrace or extglob, PS4 is
+// expanded (command substitutions included) under xtrace, OLDPWD is where
+// `cd -` goes, IFS and GLOBIGNORE change how words split and globs
+// expand, and the loader variables inject code into every program. The
+// policy decides a command as it is written, so none of them may reach
+// it from rein's environment.
+var shellControlNames = []string{
+	"OLDPWD", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "GLOBIGNORE", "BASH_XTRACEFD",
+	"POSIXLY_CORRECT", "PROMPT_COMMAND", "BASH_ENV", "ENV", "CDPATH", "BASH_COMPAT",
+	"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
+}
+
+// isShellControl reports a variable in shellControlNames or an exported
+// bash function.
+func isShellControl(name string) bool {
+	return strings.HasPrefix(name, "BASH_FUNC_") || slices.Contains(shellControlNames, name)
+}
+
 // ScrubEnv returns env ("NAME=value" entries) without variables that look
 // like secrets: names containing KEY, TOKEN, SECRET, PASSWORD, AUTH,
 // COOKIE, SESSION and similar words, cloud and provider credential
 // families (AWS_*, OPENAI_*, …), known credential variables, and any
 // variable whose value is a URL carrying a password. Names in allow are
 // kept regardless, as are the basics every command needs (PATH, HOME,
-// LANG, TERM, …). Only the last entry of a duplicated name is kept.
+// LANG, TERM, …). Variables that steer the shell itself (exported
+// functions, SHELLOPTS, PS4, OLDPWD, LD_PRELOAD, …; see
+// shellControlNames) are dropped too. Only the last entry of a duplicated
+// name is kept.
 func ScrubEnv(env []string, allow []string) []string {
 	out := make([]string, 0, len(env))
 	seen := map[string]int{}
@@ -72,6 +95,9 @@ func ScrubEnv(env []string, allow []string) []string {
 func keepVar(name, value string, allow []string) bool {
 	if slices.Contains(allow, name) {
 		return true
+	}
+	if isShellControl(name) {
+		return false
 	}
 	up := strings.ToUpper(name)
 	if slices.Contains(safeNames, up) {

@@ -17,6 +17,8 @@ func TestScrubEnv(t *testing.T) {
 		"GOOGLE_APPLICATION_CREDENTIALS=/c.json", "HF_TOKEN=h",
 		"UPSTREAM=https://user:pw@example.com/repo", "MIRROR=https://example.com/repo",
 		"GOFLAGS=-mod=mod", "EDITOR=vi", "KEEP_ME_TOKEN=ok", "novalue", "=bad", "DUP=1", "DUP=2",
+		"BASH_FUNC_ls%%=() { echo x; }", "SHELLOPTS=xtrace", "PS4=$(id)", "OLDPWD=/", "IFS=x",
+		"LD_PRELOAD=/x.so",
 	}
 	want := []string{
 		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8", "TERM=xterm",

@@ -319,6 +319,34 @@ func TestExecScrubsEnvironment(t *testing.T) {
 	}
 }
 
+// TestExecDropsShellControl: an exported bash function in rein's own
+// environment would replace the program a command names (the policy
+// decided `ls`, bash would run the function), and SHELLOPTS, PS4 or
+// OLDPWD would change what the command does; none reaches it.
+func TestExecDropsShellControl(t *testing.T) {
+	t.Setenv("BASH_FUNC_ls%%", "() {  echo PWNED-FUNC; }")
+	t.Setenv("SHELLOPTS", "xtrace")
+	t.Setenv("PS4", "$(echo PWNED-PS4)")
+	t.Setenv("OLDPWD", "/")
+	t.Setenv("LD_PRELOAD", "/nonexistent/libpwn.so")
+	ws, dir := openTemp(t, Options{})
+	if err := os.WriteFile(filepath.Join(dir, "marker.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ws.Exec(context.Background(), ExecOptions{Command: "ls; cd - >/dev/null 2>&1 && echo LEFT-WORKSPACE; true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"PWNED", "LEFT-WORKSPACE", "libpwn"} {
+		if strings.Contains(res.Output, bad) {
+			t.Errorf("the command saw %s:\n%s", bad, res.Output)
+		}
+	}
+	if !strings.Contains(res.Output, "marker.txt") {
+		t.Errorf("ls did not run:\n%s", res.Output)
+	}
+}
+
 // TestSandboxConfinesWrites is the Landlock acceptance test: the same
 // command writes inside the workspace and fails outside it.
 func TestSandboxConfinesWrites(t *testing.T) {
