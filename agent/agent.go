@@ -145,6 +145,13 @@ type Config struct {
 	// Logger receives the loop's diagnostics and is handed to tools
 	// (tool.Logger); nil discards them.
 	Logger *slog.Logger
+	// ToolProgress, when set, receives what a running tool reports through
+	// tool.ReportProgress (run_command's output as it comes), with the
+	// call's id and the tool's name, so a front end can show a live tail.
+	// It is called from the goroutine running the call — concurrently when
+	// calls run in parallel — and must not block. Progress never reaches
+	// the model or the journal. Nil discards it.
+	ToolProgress func(callID, tool, text string)
 	// Hooks observe every event, in order, after the Journal accepted it.
 	Hooks []Hook
 	// Journal, when set, durably records every event before anyone else

@@ -62,3 +62,28 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestToolProgressCarriesTheCallID: what a tool reports through
+// tool.ReportProgress reaches Config.ToolProgress with its own call's id
+// and tool name, for parallel calls too.
+func TestToolProgressCarriesTheCallID(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]string{}
+	probe := newTool("probe", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+		tool.ReportProgress(ctx, "working on "+tool.CallID(ctx))
+		return &tool.Result{Content: "ok"}, nil
+	})
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("a1", "probe", `{"n":1}`), call("a2", "probe", `{"n":2}`)), modeltest.Text("done"))
+	cfg := Config{Provider: p, Tools: mustSet(t, probe), ToolProgress: func(callID, name, text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[callID] = name + ": " + text
+	}}
+	if _, err := mustAgent(t, cfg).RunToEnd(context.Background(), NewConversation("s"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a1": "probe: working on a1", "a2": "probe: working on a2"}
+	if len(got) != 2 || got["a1"] != want["a1"] || got["a2"] != want["a2"] {
+		t.Errorf("progress = %v, want %v", got, want)
+	}
+}

@@ -339,6 +339,10 @@ func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
 	if l := r.a.cfg.Logger; l != nil {
 		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}
+	if progress := r.a.cfg.ToolProgress; progress != nil {
+		id, name := st.call.ID, st.call.Name
+		ctx = tool.WithProgress(ctx, func(text string) { progress(id, name, text) })
+	}
 	res := tool.Invoke(ctx, st.tool, st.call.Args, opts)
 	if res.IsError && r.ctx.Err() != nil {
 		// The failure is the cancellation's doing; say so rather than

@@ -48,3 +48,28 @@ func Logger(ctx context.Context) *slog.Logger {
 	}
 	return discardLogger
 }
+
+type progressKey struct{}
+
+// WithProgress returns a context whose ReportProgress calls report: the
+// seam through which a long-running tool (run_command's output, say) shows
+// what it is doing before it returns. The agent sets it for every
+// invocation when Config.ToolProgress is set. report is called from the
+// tool's goroutines, possibly concurrently, and must return quickly. A nil
+// report leaves ctx unchanged.
+func WithProgress(ctx context.Context, report func(text string)) context.Context {
+	if report == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// ReportProgress hands text to the progress function set by WithProgress,
+// and does nothing without one. Progress is for people watching; it never
+// reaches the model, which sees only the result. It is safe for concurrent
+// use as long as the function set is.
+func ReportProgress(ctx context.Context, text string) {
+	if report, ok := ctx.Value(progressKey{}).(func(string)); ok {
+		report(text)
+	}
+}

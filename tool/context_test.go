@@ -40,3 +40,20 @@ func TestCallIDAndLoggerCarried(t *testing.T) {
 		t.Errorf("log output %q lacks the message or the attribute", out)
 	}
 }
+
+func TestReportProgressWithoutSeamIsANoOp(t *testing.T) {
+	tool.ReportProgress(context.Background(), "nobody listens") // must not panic
+	ctx := tool.WithProgress(context.Background(), nil)
+	tool.ReportProgress(ctx, "still nobody")
+}
+
+func TestReportProgressReachesTheSeam(t *testing.T) {
+	var got []string
+	ctx := tool.WithProgress(context.Background(), func(text string) { got = append(got, text) })
+	ctx = tool.WithCallID(ctx, "call_1") // other values do not hide it
+	tool.ReportProgress(ctx, "one")
+	tool.ReportProgress(ctx, "two")
+	if strings.Join(got, ",") != "one,two" {
+		t.Errorf("progress = %q, want [one two]", got)
+	}
+}

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"unicode/utf8"
 )
@@ -108,4 +109,25 @@ func trimPartialStart(p []byte) []byte {
 		i++
 	}
 	return p[i:]
+}
+
+// observed returns w, or a writer that also hands each chunk to fn before
+// writing it to w: ExecOptions.OnOutput's live view of what is captured.
+func observed(w io.Writer, fn func([]byte)) io.Writer {
+	if fn == nil {
+		return w
+	}
+	return observer{w: w, fn: fn}
+}
+
+type observer struct {
+	w  io.Writer
+	fn func([]byte)
+}
+
+func (o observer) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		o.fn(p)
+	}
+	return o.w.Write(p)
 }

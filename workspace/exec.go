@@ -26,6 +26,15 @@ type ExecOptions struct {
 	// Env holds extra NAME=value entries, added after scrubbing: the
 	// caller's explicit choice is not second-guessed.
 	Env []string
+	// OnOutput, when set, sees the combined output as it is written, one
+	// chunk per read of the pipe, in order, from the goroutine that
+	// captures it — before the command ends, so a front end can show a
+	// live tail. p is valid only during the call (the capture buffer is
+	// reused): copy what you keep. The callback must return quickly: while
+	// it runs the pipe is not drained and the command may block on a full
+	// pipe. It sees everything written, not only what MaxOutput keeps; the
+	// capture and its cap are unchanged.
+	OnOutput func(p []byte)
 }
 
 // ExecResult is the outcome of a command that ran.
@@ -125,6 +134,7 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 	res, err := runProcess(ctx, process{
 		path: launch.Path, args: launch.Args, dir: dir, env: env, files: launch.Files,
 		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,
+		onOutput: o.OnOutput,
 	})
 	res.Sandboxed = launch.Sandboxed
 	res.Isolation = launch.Isolation

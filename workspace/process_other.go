@@ -18,6 +18,7 @@ type process struct {
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration
+	onOutput  func([]byte) // ExecOptions.OnOutput
 }
 
 // runProcess needs process groups, which only Unix systems have.

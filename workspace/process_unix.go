@@ -23,6 +23,7 @@ type process struct {
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration
+	onOutput  func([]byte) // ExecOptions.OnOutput
 }
 
 // runProcess starts p in its own process group and waits for it, killing
@@ -55,7 +56,7 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	out := newHeadTail(p.maxOutput)
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(observed(out, p.onOutput), pr)
 		close(copied)
 	}()
 	waited := make(chan error, 1)

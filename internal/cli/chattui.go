@@ -130,6 +130,14 @@ func (f *tuiFront) send(msg tea.Msg) {
 	}
 }
 
+// toolOutput is agent.Config.ToolProgress under the UI: a running call's
+// output goes to its live tail. It runs on the call's goroutine; Send
+// waits only for the UI loop to take the message, which never waits on
+// the agent.
+func (f *tuiFront) toolOutput(callID, _, text string) {
+	f.send(tui.ToolOutputMsg{CallID: callID, Text: text})
+}
+
 // turnStarted resets the cancel guard and starts the activity display.
 func (f *tuiFront) turnStarted() {
 	f.cancelled.Store(false)

@@ -63,6 +63,9 @@ type harness struct {
 	skillServers skillServersFunc
 	// network are the merged [network] host rules.
 	network netrules.Rules
+	// toolProgress is agent.Config.ToolProgress: the terminal UI's live
+	// tail of running commands; nil in line mode, whose stdout stays clean.
+	toolProgress func(callID, tool, text string)
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -187,6 +190,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	for _, w := range append(append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...), networkWarnings...) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	if o.front != nil {
+		h.toolProgress = o.front.toolOutput
 	}
 	if o.front != nil && o.flags.approve == approveAsk {
 		h.approver = newDialogApprover(o.front, ws, perms, h.engine)

@@ -80,7 +80,8 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		Context:        strategy,
 		// The loop's warnings (a hook's unusable updatedInput, a
 		// recovered panic) are rein's own warning lines on stderr.
-		Logger: slog.New(&warningHandler{w: a.Stderr}),
+		Logger:       slog.New(&warningHandler{w: a.Stderr}),
+		ToolProgress: h.toolProgress,
 	}
 	if sr != nil {
 		ac.Journal = sr

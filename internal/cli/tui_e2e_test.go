@@ -201,3 +201,32 @@ func TestTUIEscCancelsSlowTurn(t *testing.T) {
 	tm.key("C-d")
 	tm.waitText("REIN-EXITED 0")
 }
+
+// TestTUICommandOutputLiveTail: a slow command's lines appear under its
+// call while it runs, before its result, and the result replaces them.
+func TestTUICommandOutputLiveTail(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "run_command", `{"command":"for i in 1 2 3; do echo tick-$i; sleep 0.5; done"}`)),
+		sse(textBody("Counted to three.")),
+	)
+	e := newEnv(t)
+	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("count")
+	tm.key("Enter")
+	tm.waitText("[y] once")
+	tm.typ("y")
+	s := tm.waitFor("the first line while the command runs", func(s string) bool {
+		return strings.Contains(s, "tick-1") || strings.Contains(s, "exit code")
+	})
+	if strings.Contains(s, "exit code") || strings.Contains(s, "tick-3") {
+		t.Fatalf("the output appeared only with the result:\n%s", s)
+	}
+	t.Logf("while running:\n%s", s)
+	s = tm.waitText("Counted to three.")
+	if !strings.Contains(s, "exit code 0") || !strings.Contains(s, "tick-3") {
+		t.Errorf("the result lacks the output:\n%s", s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}

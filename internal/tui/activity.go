@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/termsafe"
@@ -15,6 +16,10 @@ const (
 	maxReasoningLive = 3
 	maxResultLines   = 8
 	maxDetail        = 200
+	// maxCallTailLines is how many lines of a running command's output show
+	// under it; maxCallTailBytes how much of that output is kept for them.
+	maxCallTailLines = 5
+	maxCallTailBytes = 8 << 10
 )
 
 // event shows one agent event.
@@ -91,6 +96,43 @@ func (m *Model) startCall(id, name, detail string) {
 		}
 	}
 	m.calls = append(m.calls, &runningCall{id: id, name: termsafe.Line(name), detail: detail, start: m.now()})
+}
+
+// toolOutput adds output to a running call's live tail. The text is
+// escaped as it arrives (it is the command's, so anything may be in it);
+// only the end is kept, cut at a line start.
+func (m *Model) toolOutput(msg ToolOutputMsg) {
+	for _, c := range m.calls {
+		if c.id != msg.CallID {
+			continue
+		}
+		tail := c.tail + termsafe.Escape(overwritten(msg.Text))
+		if len(tail) > maxCallTailBytes {
+			tail = tail[len(tail)-maxCallTailBytes:]
+			if i := strings.IndexByte(tail, '\n'); i >= 0 {
+				tail = tail[i+1:]
+			}
+			for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+				tail = tail[1:] // no half character at the cut
+			}
+		}
+		c.tail = tail
+		return
+	}
+}
+
+// overwritten keeps of each line what a terminal would show after its
+// carriage returns: a progress bar's last state, not all of them.
+func overwritten(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			l = l[j+1:]
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // decision shows a denial; the call line shows allowed calls.
@@ -231,6 +273,9 @@ func (m *Model) liveArea() string {
 	for _, c := range m.calls {
 		line := fmt.Sprintf("%s %s %s %s", m.spin.View(), m.st.bold.Render(c.name), c.detail, m.st.dim.Render(elapsed(m.now().Sub(c.start))))
 		parts = append(parts, clipLine(line, m.width))
+		if c.tail != "" {
+			parts = append(parts, m.callTail(c.tail))
+		}
 	}
 	if len(m.plan) > 0 {
 		parts = append(parts, m.planText())
@@ -242,6 +287,20 @@ func (m *Model) liveArea() string {
 		parts = append(parts, m.spin.View()+" "+m.st.dim.Render("working "+elapsed(m.now().Sub(m.turnStart))+" · esc cancels"))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// callTail is a running call's last output lines, indented and dimmed
+// under it, each cut to the width.
+func (m *Model) callTail(tail string) string {
+	lines := strings.Split(strings.TrimRight(tail, "\n"), "\n")
+	if len(lines) > maxCallTailLines {
+		lines = lines[len(lines)-maxCallTailLines:]
+	}
+	for i, l := range lines {
+		l = strings.ReplaceAll(l, "\t", "    ") // a tab's width is the terminal's guess
+		lines[i] = m.st.dim.Render("    " + clipRunes(l, max(m.width-6, 20)))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // liveBudget is how many lines the answer's live block may take: the

@@ -59,3 +59,35 @@ func FuzzOpenHistory(f *testing.F) {
 		h.Add("new")
 	})
 }
+
+// FuzzCallTail feeds hostile command output to a running call's tail in
+// uneven chunks: no panic, the kept tail bounded, at most maxCallTailLines
+// lines under the call, and no control sequence of the command's reaching
+// the screen.
+func FuzzCallTail(f *testing.F) {
+	f.Add("a\nb\r\nc\rd\n", uint8(2))
+	f.Add("\x1b]52;c;eA==\x07\x9b2J\té\xff\n\n\n\n\n\n", uint8(1))
+	f.Fuzz(func(t *testing.T, text string, n uint8) {
+		m := New(Config{NoColor: true, Width: 40, Height: 20})
+		m.startCall("c1", "run_command", "x")
+		k := int(n%16) + 1
+		for i := 0; i < len(text); i += k {
+			m.toolOutput(ToolOutputMsg{CallID: "c1", Text: text[i:min(i+k, len(text))]})
+		}
+		if len(m.calls[0].tail) > maxCallTailBytes {
+			t.Fatalf("tail of %d bytes", len(m.calls[0].tail))
+		}
+		got := m.callTail(m.calls[0].tail)
+		// The only escapes allowed are the dim style's own.
+		on, off, _ := strings.Cut(m.st.dim.Render("X"), "X")
+		got = strings.ReplaceAll(strings.ReplaceAll(got, on, ""), off, "")
+		if strings.Count(got, "\n") >= maxCallTailLines {
+			t.Fatalf("%d lines", strings.Count(got, "\n")+1)
+		}
+		for _, bad := range []string{"\x07", "\x1b", "\u009b", "\r"} {
+			if strings.Contains(got, bad) {
+				t.Fatalf("%q reached the screen", bad)
+			}
+		}
+	})
+}

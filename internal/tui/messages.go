@@ -16,6 +16,14 @@ type EventMsg struct {
 	Diff  string
 }
 
+// ToolOutputMsg is output of the running call CallID as it comes (a
+// command's lines): the UI shows its last lines under the call until the
+// result arrives. Text for a call not running (its result came first) is
+// dropped.
+type ToolOutputMsg struct {
+	CallID, Text string
+}
+
 // NoticeKind says how a notice is shown.
 type NoticeKind int
 

@@ -88,6 +88,9 @@ type Model struct {
 type runningCall struct {
 	id, name, detail string
 	start            time.Time
+	// tail is the end of the output reported so far (ToolOutputMsg),
+	// escaped, at most maxCallTailBytes.
+	tail string
 }
 
 // doubleCtrlC is how soon a second Ctrl-C at an empty prompt must follow
@@ -144,6 +147,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.paste(msg.Content))
 	case EventMsg:
 		m.event(msg)
+	case ToolOutputMsg:
+		m.toolOutput(msg)
 	case NoticeMsg:
 		m.notice(msg)
 	case TurnMsg:

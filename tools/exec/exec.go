@@ -5,6 +5,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,6 +103,7 @@ func runCommand(ctx context.Context, ws *workspace.Workspace, opts Options, a Ru
 	}
 	res, err := ws.Exec(ctx, workspace.ExecOptions{
 		Command: a.Command, Dir: a.Cwd, Timeout: timeout, MaxOutput: opts.MaxOutput,
+		OnOutput: liveLines(ctx),
 	})
 	if err != nil && res.Duration == 0 {
 		return nil, err // it never ran: bad cwd, sandbox required but missing
@@ -116,6 +118,38 @@ func runCommand(ctx context.Context, ws *workspace.Workspace, opts Options, a Ru
 	// failure; a command killed by timeout or cancellation is.
 	r.IsError = res.TimedOut || err != nil
 	return r, nil
+}
+
+// maxProgress bounds one progress report: a watcher shows a tail of the
+// output, never all of it.
+const maxProgress = 4 << 10
+
+// liveLines returns the OnOutput callback that reports the command's
+// output through tool.ReportProgress as it comes: whole lines only (a
+// partial line waits for its end, unless it grows past maxProgress), at
+// most the last maxProgress bytes of each chunk, cut at a line start when
+// one is there. The workspace calls it from one goroutine, so pending
+// needs no lock.
+func liveLines(ctx context.Context) func([]byte) {
+	var pending []byte
+	return func(p []byte) {
+		pending = append(pending, p...)
+		var text []byte
+		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
+			text, pending = pending[:i+1], append([]byte(nil), pending[i+1:]...)
+		} else if len(pending) > maxProgress {
+			text, pending = pending, nil
+		} else {
+			return
+		}
+		if len(text) > maxProgress {
+			text = text[len(text)-maxProgress:]
+			if i := bytes.IndexByte(text, '\n'); i >= 0 && i < len(text)-1 {
+				text = text[i+1:]
+			}
+		}
+		tool.ReportProgress(ctx, string(text))
+	}
 }
 
 // render puts the status first, so that any later cut of the result still
