@@ -102,13 +102,13 @@ func TestRealPolicy(t *testing.T) {
 	}{
 		{"no approver", nil, true, "no one to ask"},
 		{"never", policy.Never(), true, "--approve auto"},
-		{"auto", policy.Auto(), false, "ran go version"},
+		{"auto", policy.Auto(), false, "ran make build"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			keys := &keyRecorder{}
 			s := newTestServer(t, Config{Tools: testTools(t, keys), Policy: engine, Approver: tt.approver})
 			cs := stdioSession(t, s, legacy)
-			text, isErr := call(t, cs, "run", map[string]any{"command": "go version"})
+			text, isErr := call(t, cs, "run", map[string]any{"command": "make build"})
 			if isErr != tt.isError || !strings.Contains(text, tt.want) {
 				t.Fatalf("got isError=%v %q; want isError=%v containing %q", isErr, text, tt.isError, tt.want)
 			}
