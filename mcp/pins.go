@@ -297,6 +297,11 @@ func diffPins(was, now []Pin) []string {
 
 // filePins returns the absolute paths of pins' hashed files: each as named
 // and, for a symlink, its target.
+// PinnedPaths returns the absolute paths of the regular files pins name
+// in workspace ws (a symlink's target too): what a write must ask about
+// and the sandbox must keep read-only.
+func PinnedPaths(ws string, pins []Pin) []string { return filePins(ws, pins) }
+
 func filePins(ws string, pins []Pin) []string {
 	var out []string
 	for _, p := range pins {

@@ -128,6 +128,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	real := canonicalDir(o.workspace)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
 		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
+	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it outside the sandbox")...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
 		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected, Network: network,
 	})

@@ -485,3 +485,43 @@ func TestHooksE2EManualPreCompact(t *testing.T) {
 		t.Errorf("the server saw %d requests, want 2 (no summary call)", n)
 	}
 }
+
+// TestHooksE2EModelCannotRewriteAHookScript: hooks run outside the
+// sandbox, so a workspace script a hook runs is code the model would run
+// unconfined at the next hook event if it could rewrite it. A hostile
+// model tries write_file (editor: the write asks, and nobody can approve
+// it) and a shell redirect (full preset: the sandbox keeps the file
+// read-only); the script is unchanged and the payload never runs.
+func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
+	e := newHookEnv(t)
+	script := filepath.Join(e.workspace, "scripts", "check.sh")
+	writeFiles(t, e.workspace, map[string]string{"scripts/check.sh": "#!/bin/bash\nexit 0\n"})
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(e.dir, "pwned")
+	payload := "#!/bin/bash\ntouch " + pwned + "\n"
+	e.userHooks(t, hookTable("PreToolUse", "", `"$CLAUDE_PROJECT_DIR"/scripts/check.sh`, 10))
+	write, _ := json.Marshal(map[string]string{"path": "scripts/check.sh", "content": payload})
+	shell := runArgs("printf '%s' '" + strings.ReplaceAll(payload, "\n", `\n`) + "' > scripts/check.sh; chmod +x scripts/check.sh")
+	for _, tc := range []struct {
+		preset string
+		call   modeltest.Step
+	}{
+		{"editor", sse(toolBody("w1", "write_file", string(write)))},
+		{"full", sse(toolBody("c1", "run_command", shell))},
+	} {
+		res, _ := e.runHooked(t, []modeltest.Step{tc.call, sse(toolBody("l1", "list_dir", `{"path":"."}`)), sse(textBody("done"))},
+			"--preset", tc.preset)
+		if res.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", tc.preset, res.code, res.stderr)
+		}
+		got, err := os.ReadFile(script)
+		if err != nil || string(got) != "#!/bin/bash\nexit 0\n" {
+			t.Errorf("%s: the hook script was rewritten: %q (%v)", tc.preset, got, err)
+		}
+		if _, err := os.Stat(pwned); err == nil {
+			t.Fatalf("%s: the model's payload ran as a hook outside the sandbox", tc.preset)
+		}
+	}
+}

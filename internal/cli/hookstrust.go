@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/statefile"
 	"path/filepath"
 	"slices"
@@ -89,6 +90,22 @@ func hookPins(c hooks.Config, ws string) []mcp.Pin {
 	}
 	slices.SortFunc(pins, func(a, b mcp.Pin) int { return strings.Compare(a.Path, b.Path) })
 	return pins
+}
+
+// hookFiles returns the workspace files (absolute) that any configured
+// hook runs or names, the user's and the project's, trusted or not.
+// Hooks run outside the sandbox, so a script the model could rewrite
+// would be code it runs unconfined at the next hook event: writes to
+// these files ask under every preset and commands cannot change them.
+func hookFiles(cfg *config.Config, ws string) []string {
+	set, err := loadHooks(cfg, ws)
+	if err != nil {
+		return nil // newAgent reports the error
+	}
+	var all hooks.Config
+	all.Add(set.user)
+	all.Add(set.project)
+	return mcp.PinnedPaths(ws, hookPins(all, ws))
 }
 
 // Status reports whether the project hooks c of workspace ws may run.
