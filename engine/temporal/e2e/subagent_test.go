@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+)
+
+// TestSubagentCancel: the model calls the task tool; the sub-agent runs
+// as the child workflow <parent>.<call id> and starts a slow command;
+// `rein cancel PARENT` closes both workflows as cancelled within 2 s, and
+// the command does not run on.
+func TestSubagentCancel(t *testing.T) {
+	c := newCluster(t)
+	ws := c.dir("ws")
+	w := c.startWorker("worker", c.newHome("w", workerConfig), ws)
+	rc := c.newClient(ws)
+
+	c.model.script("parent", fixed(
+		toolStep("task", jsonArgs(map[string]string{"description": "slow child", "prompt": "e2e:child run the slow command"})),
+		textStep("the parent finished"),
+	))
+	c.model.script("child", fixed(
+		toolStep("run_command", jsonArgs(map[string]string{"command": "echo started >> child-marker; sleep 60"})),
+		textStep("the child finished"),
+	))
+	const parent = "ses_cancelparent"
+	if id := rc.submit("--workspace", "ws", "--preset", "full", "--id", parent, "e2e:parent delegate"); id != parent {
+		t.Fatalf("rein submit --id %s printed %q", parent, id)
+	}
+	waitFor(t, "the child's command", 90*time.Second, func() bool {
+		return len(fileLines(t, filepath.Join(ws, "child-marker"))) > 0
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d, err := c.client.DescribeWorkflowExecution(ctx, parent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.PendingChildren) != 1 {
+		t.Fatalf("parent has %d pending children, want the sub-agent", len(d.PendingChildren))
+	}
+	child := d.PendingChildren[0].WorkflowId
+	if want := parent + ".call_parent_0"; child != want {
+		t.Errorf("child workflow id = %q, want %q (<parent>.<call id>)", child, want)
+	}
+
+	start := time.Now()
+	if r := rc.cmd("cancel", 30*time.Second, parent); r.code != 0 {
+		t.Fatalf("rein cancel exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	closed := map[string]enumspb.WorkflowExecutionStatus{}
+	for time.Since(start) < 10*time.Second && len(closed) < 2 {
+		for _, id := range []string{parent, child} {
+			if _, done := closed[id]; done {
+				continue
+			}
+			d, err := c.client.DescribeWorkflowExecution(ctx, id, "")
+			if err != nil {
+				t.Fatalf("describe %s: %v", id, err)
+			}
+			if st := d.WorkflowExecutionInfo.Status; st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				closed[id] = st
+				t.Logf("%s closed %s after the cancel command started: %s", id, st, time.Since(start).Round(time.Millisecond))
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	for _, id := range []string{parent, child} {
+		st, ok := closed[id]
+		switch {
+		case !ok:
+			t.Errorf("%s still running %s after rein cancel", id, elapsed.Round(time.Millisecond))
+		case st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+			t.Errorf("%s closed as %s, want cancelled", id, st)
+		}
+	}
+	if len(closed) == 2 && elapsed > 2*time.Second {
+		t.Errorf("both workflows closed only %s after rein cancel, want within 2 s", elapsed.Round(time.Millisecond))
+	}
+	// The child's command ends with its session.
+	waitFor(t, "the child's command to be stopped", 15*time.Second, func() bool {
+		_, _, running := runningUnder([]*worker{w}, "sleep", "sleep 60")
+		return !running
+	})
+	if s := rc.status(parent); s.State != "cancelled" {
+		t.Errorf("rein status of the parent = %q, want cancelled", s.State)
+	}
+}
