@@ -163,3 +163,10 @@ func retryOnlyTimeouts(attempts int32) *temporal.RetryPolicy {
 	return &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2,
 		MaximumInterval: 10 * time.Second, MaximumAttempts: attempts}
 }
+
+// inlineTool runs a tool of the loop itself (pure, in memory) on the
+// workflow coroutine.
+type inlineTool struct{ tool.Tool }
+
+// InlineCall implements tool.Inline.
+func (inlineTool) InlineCall() {}

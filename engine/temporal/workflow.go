@@ -145,8 +145,13 @@ func (s *session) newAgent(wctx workflow.Context) (*agent.Agent, agent.RunOption
 	}
 	for _, spec := range st.Tools {
 		var t tool.Tool = &toolStub{s: s, spec: spec}
-		if spec.Name == agent.TaskToolName {
+		switch spec.Name {
+		case agent.TaskToolName:
 			t = &taskStub{toolStub{s: s, spec: spec}}
+		case agent.PlanToolName:
+			// The plan lives in the conversation: the loop's own tool,
+			// run in the workflow.
+			t = inlineTool{agent.PlanTool()}
 		}
 		if err := set.Add(t); err != nil {
 			return nil, agent.RunOptions{}, fmt.Errorf("the workspace offered an unusable tool: %w", err)
