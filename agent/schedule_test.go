@@ -295,7 +295,7 @@ type levelsFanOut struct {
 	sizes []int
 }
 
-func (f *levelsFanOut) Run(ctx context.Context, n, limit int, fn func(int)) {
+func (f *levelsFanOut) Run(ctx context.Context, n, limit int, fn func(context.Context, int)) {
 	f.mu.Lock()
 	f.sizes = append(f.sizes, n)
 	f.mu.Unlock()

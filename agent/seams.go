@@ -23,14 +23,17 @@ type IDs interface {
 	NewID(prefix string) string
 }
 
-// FanOut runs fn(0) … fn(n-1) with at most limit of them running at once
-// and returns when all have returned, with their effects visible to the
-// caller (as a sync.WaitGroup guarantees). fn must be called exactly once
-// per index. It is the seam a durable-execution engine replaces to schedule tool
-// calls itself; the agent already checks ctx inside fn, so a FanOut may
-// ignore it. Implementations must be safe for concurrent use.
+// FanOut runs fn(ctx, 0) … fn(ctx, n-1) with at most limit of them running
+// at once and returns when all have returned, with their effects visible to
+// the caller (as a sync.WaitGroup guarantees). fn must be called exactly
+// once per index, with ctx or a context derived from it: the call runs
+// under that context, so a durable-execution engine that runs each call
+// on a coroutine of its own can hand it the values that coroutine needs
+// (engine/temporal passes its workflow context that way). The agent
+// already checks ctx inside fn, so a FanOut may ignore its cancellation.
+// Implementations must be safe for concurrent use.
 type FanOut interface {
-	Run(ctx context.Context, n, limit int, fn func(i int))
+	Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int))
 }
 
 // Sequential is a FanOut that runs the calls one after another on the
@@ -38,9 +41,9 @@ type FanOut interface {
 type Sequential struct{}
 
 // Run implements FanOut.
-func (Sequential) Run(_ context.Context, n, _ int, fn func(i int)) {
+func (Sequential) Run(ctx context.Context, n, _ int, fn func(ctx context.Context, i int)) {
 	for i := range n {
-		fn(i)
+		fn(ctx, i)
 	}
 }
 
@@ -49,7 +52,7 @@ func (Sequential) Run(_ context.Context, n, _ int, fn func(i int)) {
 // goroutine, so the common one-tool turn spawns nothing.
 type goroutines struct{}
 
-func (goroutines) Run(ctx context.Context, n, limit int, fn func(i int)) {
+func (goroutines) Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int)) {
 	if limit <= 0 || limit > n {
 		limit = n
 	}
@@ -66,7 +69,7 @@ func (goroutines) Run(ctx context.Context, n, limit int, fn func(i int)) {
 				if i >= n {
 					return
 				}
-				fn(i)
+				fn(ctx, i)
 			}
 		})
 	}

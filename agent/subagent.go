@@ -174,7 +174,10 @@ func generalDef() SubagentDef {
 		Description: "a general agent for research and multi-step questions; it has the read-only tools (it reads and searches, it changes nothing)"}
 }
 
-const defaultSubagentSystem = "You are a sub-agent: another agent started you to do one task, described in the " +
+// DefaultSubagentSystem is the system prompt of a sub-agent whose
+// definition has none (a durable engine running sub-agents itself uses it
+// too).
+const DefaultSubagentSystem = "You are a sub-agent: another agent started you to do one task, described in the " +
 	"user message. You cannot ask the user anything. Use your tools to do the task, then answer with a " +
 	"concise and complete report of what you found or did, with the file paths and facts that matter: " +
 	"your final message is all the other agent will see."

@@ -31,7 +31,7 @@ func who(req *model.Request) string {
 		name, _, _ := strings.Cut(rest, "\n")
 		return strings.TrimSpace(name)
 	}
-	if strings.HasPrefix(req.System, defaultSubagentSystem) {
+	if strings.HasPrefix(req.System, DefaultSubagentSystem) {
 		return GeneralAgent
 	}
 	return "root"

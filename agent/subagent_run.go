@@ -92,7 +92,7 @@ func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, err
 		Clock: pc.Clock, IDs: pc.IDs, FanOut: pc.FanOut,
 	}
 	if cfg.System == "" {
-		cfg.System = defaultSubagentSystem
+		cfg.System = DefaultSubagentSystem
 	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = t.cfg.MaxSteps

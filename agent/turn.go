@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -317,22 +318,23 @@ func (r *run) execute(states []callState) {
 		if level == nil { // a single call
 			n = 1
 		}
-		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(j int) {
+		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(ctx context.Context, j int) {
 			if level != nil {
 				j = level[j]
 			}
-			r.invoke(&states[idx[j]], opts)
+			r.invoke(ctx, &states[idx[j]], opts)
 		})
 	}
 }
 
-// invoke runs one call. It may run on any goroutine; it touches only st
-// and the (serialised) journal.
-func (r *run) invoke(st *callState, opts tool.InvokeOptions) {
-	if r.ctx.Err() != nil {
+// invoke runs one call under ctx, the run's context or one the FanOut
+// derived from it. It may run on any goroutine; it touches only st and the
+// (serialised) journal.
+func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions) {
+	if r.ctx.Err() != nil || ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx := tool.WithCallID(r.ctx, st.call.ID)
+	ctx = tool.WithCallID(ctx, st.call.ID)
 	if st.key != "" {
 		ctx = tool.WithIdempotencyKey(ctx, st.key)
 	}

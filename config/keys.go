@@ -111,7 +111,7 @@ var specs = []keySpec{
 }
 
 // deferredSections are top-level tables owned by other packages.
-var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "network", "session", "telemetry", "context", "hooks", "verify"}
+var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "network", "session", "telemetry", "context", "hooks", "verify", "temporal"}
 
 // typedSections are the top-level tables this package decodes.
 var typedSections = []string{"model", "agent"}

@@ -86,16 +86,22 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 
 	// Buffered so an abandoned call can still deliver and exit.
 	done := make(chan outcome, 1)
-	go runCall(callCtx, call, name, onPanic, done)
-
 	var o outcome
-	select {
-	case o = <-done:
-	case <-callCtx.Done():
+	if _, ok := t.(Inline); ok {
+		// The tool's own engine bounds the call; a goroutine here would
+		// take it off the coroutine that engine schedules.
+		runCall(ctx, call, name, onPanic, done)
+		o = <-done
+	} else {
+		go runCall(callCtx, call, name, onPanic, done)
 		select {
-		case o = <-done: // finished at the same moment: keep its result
-		default:
-			return interrupted(ctx, spec, timeout)
+		case o = <-done:
+		case <-callCtx.Done():
+			select {
+			case o = <-done: // finished at the same moment: keep its result
+			default:
+				return interrupted(ctx, spec, timeout)
+			}
 		}
 	}
 	switch {
@@ -145,6 +151,17 @@ func runCall(ctx context.Context, call func(context.Context) (*Result, error), n
 	res, err := call(ctx)
 	returned = true
 	done <- outcome{res: res, err: err}
+}
+
+// Inline is implemented by tools that Invoke must call on the caller's
+// goroutine, without its timeout: stubs of a durable-execution engine
+// (engine/temporal) whose calls are activities the engine times out and
+// cancels itself, and which may only block on the coroutine that engine
+// scheduled. Panics are still recovered and results still capped.
+type Inline interface {
+	Tool
+	// InlineCall marks the tool; it is never called.
+	InlineCall()
 }
 
 // preparer is implemented by tools (Func) that can check and decode their

@@ -167,7 +167,8 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%s; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a))
+	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a),
+		a.workerCommand(), a.submitCommand(), a.statusCommand(), a.cancelCommand(), a.approveCommand())
 	return root
 }
 

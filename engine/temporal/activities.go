@@ -1,0 +1,201 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+)
+
+// Models gives model activities their backend. Implementations must be
+// safe for concurrent use.
+type Models interface {
+	Provider(ctx context.Context) (model.Provider, error)
+}
+
+// Workspace is what one workspace's worker acts with: the session setup,
+// the tools and the policy (for a preset). Implementations must be safe
+// for concurrent use.
+type Workspace interface {
+	// Setup describes a session of this workspace: agent names a
+	// sub-agent definition ("" for a top-level session) at depth.
+	Setup(ctx context.Context, preset, agent string, depth int) (Setup, error)
+	// Tools returns the tools that run the calls, and the options tool.Invoke
+	// gets for them.
+	Tools(ctx context.Context, preset string) (*tool.Set, tool.InvokeOptions, error)
+	// Policy returns the policy that decides the calls.
+	Policy(ctx context.Context, preset string) (policy.Decider, error)
+}
+
+// heartbeatEvery is how often a running tool call tells Temporal its
+// worker is alive; the SDK throttles to at most this (WorkerOptions).
+const heartbeatEvery = time.Second
+
+// maxModelEvents bounds the events one model activity returns before
+// consecutive deltas are merged, to keep the payload well under
+// Temporal's 2 MB limit.
+const maxModelEvents = 2000
+
+// failed makes err an answer Temporal must not retry; a cancelled context
+// (the worker stopping, the session cancelled) stays retryable.
+func failed(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), "rein", nil)
+}
+
+// modelActivity runs one model call with rein's own retries inside.
+func modelActivity(models Models) func(context.Context, ModelInput) (ModelOutput, error) {
+	return func(ctx context.Context, in ModelInput) (ModelOutput, error) {
+		p, err := models.Provider(ctx)
+		if err != nil {
+			return ModelOutput{}, failed(ctx, err)
+		}
+		var out ModelOutput
+		req := in.Request
+		// A model may think for longer than the heartbeat timeout
+		// before its first token.
+		stop := keepAlive(ctx)
+		defer stop()
+		for ev, err := range p.Stream(ctx, &req) {
+			if err != nil {
+				if ctx.Err() != nil {
+					return ModelOutput{}, ctx.Err() // the worker is stopping: another one calls again
+				}
+				out.Error = err.Error()
+				break
+			}
+			out.Events = append(out.Events, ev)
+		}
+		if len(out.Events) > maxModelEvents {
+			out.Events = mergeDeltas(out.Events)
+		}
+		return out, nil
+	}
+}
+
+// mergeDeltas joins runs of text (and of reasoning) deltas: the answer is
+// the same, in fewer events.
+func mergeDeltas(evs []model.Event) []model.Event {
+	out := evs[:0:0]
+	for _, ev := range evs {
+		n := len(out)
+		if n > 0 && (ev.Kind == model.EventTextDelta || ev.Kind == model.EventReasoningDelta) &&
+			out[n-1].Kind == ev.Kind && out[n-1].Signature == "" && ev.Signature == "" && len(out[n-1].Text) < 4096 {
+			out[n-1].Text += ev.Text
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// workspaceActivities are the activities of one workspace's queue.
+type workspaceActivities struct {
+	name string
+	ws   Workspace
+}
+
+func (a *workspaceActivities) check(name string) error {
+	if name != a.name {
+		return fmt.Errorf("this worker serves workspace %q, not %q (its task queue is misrouted)", a.name, name)
+	}
+	return nil
+}
+
+func (a *workspaceActivities) setup(ctx context.Context, in SetupInput) (Setup, error) {
+	if err := a.check(in.Workspace); err != nil {
+		return Setup{}, failed(ctx, err)
+	}
+	st, err := a.ws.Setup(ctx, in.Preset, in.Agent, in.Depth)
+	if err != nil {
+		return Setup{}, failed(ctx, err)
+	}
+	return st, nil
+}
+
+func (a *workspaceActivities) decide(ctx context.Context, in DecideInput) (decision, error) {
+	if err := a.check(in.Workspace); err != nil {
+		return decision{}, failed(ctx, err)
+	}
+	d, err := a.ws.Policy(ctx, in.Preset)
+	if err != nil {
+		return decision{}, failed(ctx, err)
+	}
+	set, _, err := a.ws.Tools(ctx, in.Preset)
+	if err != nil {
+		return decision{}, failed(ctx, err)
+	}
+	spec, ok := set.Spec(in.Tool)
+	if !ok {
+		return toWire(policy.Decision{Action: policy.Deny, Reason: "this workspace has no tool " + in.Tool}), nil
+	}
+	return toWire(d.Decide(ctx, policy.Call{ID: in.CallID, Spec: spec, Args: in.Args})), nil
+}
+
+// tool runs one call. An attempt after the first means the worker of an
+// earlier one died or stopped mid-call: a call that changes things is then
+// reported interrupted, never run twice.
+func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	if err := a.check(in.Workspace); err != nil {
+		return ToolOutput{}, failed(ctx, err)
+	}
+	if activity.GetInfo(ctx).Attempt > 1 && !in.Rerunnable {
+		return ToolOutput{Content: interruptedText(in.Tool, ""), IsError: true, Interrupted: true}, nil
+	}
+	set, opts, err := a.ws.Tools(ctx, in.Preset)
+	if err != nil {
+		return ToolOutput{}, failed(ctx, err)
+	}
+	t, ok := set.Get(in.Tool)
+	if !ok {
+		return ToolOutput{Content: fmt.Sprintf("tool %s is not available in this workspace", in.Tool), IsError: true}, nil
+	}
+	callCtx := tool.WithCallID(ctx, in.CallID)
+	if in.IdempotencyKey != "" {
+		callCtx = tool.WithIdempotencyKey(callCtx, in.IdempotencyKey)
+	}
+	stop := keepAlive(ctx)
+	res := tool.Invoke(callCtx, t, in.Args, opts)
+	stop()
+	if ctx.Err() != nil {
+		// Cancelled by the session (nobody waits) or by the worker
+		// stopping: the retry reports the call interrupted.
+		return ToolOutput{}, ctx.Err()
+	}
+	return ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}, nil
+}
+
+// keepAlive heartbeats until stop is called, so a dead worker is noticed
+// within the heartbeat timeout and a cancellation reaches the call.
+func keepAlive(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(heartbeatEvery)
+		defer tick.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// errNoWorkspace reports a worker configured without workspaces.
+var errNoWorkspace = errors.New("a worker needs at least one workspace")

@@ -1,0 +1,143 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/modeltest"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+)
+
+// fakeModels serves a scripted provider.
+type fakeModels struct{ p model.Provider }
+
+func (f fakeModels) Provider(context.Context) (model.Provider, error) { return f.p, nil }
+
+// fakeWorkspace has an echo tool (pure), a write tool (mutating) and a
+// policy that asks for "ask" and allows the rest.
+type fakeWorkspace struct {
+	set    *tool.Set
+	writes atomic.Int64
+	mu     sync.Mutex
+	order  []string
+}
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+func newFakeWorkspace(t *testing.T) *fakeWorkspace {
+	t.Helper()
+	w := &fakeWorkspace{}
+	echo := tool.Func("echo", "echoes", func(_ context.Context, in echoIn) (string, error) {
+		w.mu.Lock()
+		w.order = append(w.order, "echo:"+in.Text)
+		w.mu.Unlock()
+		return "echo " + in.Text, nil
+	})
+	write := tool.Func("write", "writes", func(_ context.Context, in echoIn) (string, error) {
+		w.writes.Add(1)
+		return "wrote " + in.Text, nil
+	}, tool.WithEffects(tool.Effects{WritesFiles: true}))
+	set, err := tool.NewSet(echo, write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.set = set
+	return w
+}
+
+func (w *fakeWorkspace) Setup(_ context.Context, _, _ string, _ int) (Setup, error) {
+	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10}, nil
+}
+
+func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOptions, error) {
+	return w.set, tool.InvokeOptions{Timeout: time.Minute}, nil
+}
+
+func (w *fakeWorkspace) Policy(context.Context, string) (policy.Decider, error) {
+	return askPolicy{}, nil
+}
+
+// askPolicy asks about calls whose arguments say "ask".
+type askPolicy struct{}
+
+func (askPolicy) Decide(_ context.Context, c policy.Call) policy.Decision {
+	if strings.Contains(string(c.Args), "ask") {
+		return policy.Decision{Action: policy.Ask, Reason: "asks"}
+	}
+	return policy.Decision{Action: policy.Allow}
+}
+
+func newEnv(t *testing.T, p model.Provider, ws *fakeWorkspace) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivityWithOptions(modelActivity(fakeModels{p}), activity.RegisterOptions{Name: activityModel})
+	a := &workspaceActivities{name: "ws", ws: ws}
+	env.RegisterActivityWithOptions(a.setup, activity.RegisterOptions{Name: activitySetup})
+	env.RegisterActivityWithOptions(a.decide, activity.RegisterOptions{Name: activityDecide})
+	env.RegisterActivityWithOptions(a.tool, activity.RegisterOptions{Name: activityTool})
+	return env
+}
+
+func call(id, name, args string) model.ToolCall {
+	return model.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}
+}
+
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) SessionResult {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var r SessionResult
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestWorkflowRunsToolsInParallelAndCompletes(t *testing.T) {
+	p := modeltest.NewScripted(
+		modeltest.ToolCalls(call("c1", "echo", `{"text":"a"}`), call("c2", "echo", `{"text":"b"}`), call("c3", "write", `{"text":"w"}`)),
+		modeltest.Text("done"),
+	)
+	ws := newFakeWorkspace(t)
+	env := newEnv(t, p, ws)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws"})
+	r := result(t, env)
+	if r.Outcome != agent.Complete || r.Text != "done" || r.ToolCalls != 3 {
+		t.Fatalf("result = %+v", r)
+	}
+	if ws.writes.Load() != 1 {
+		t.Errorf("write ran %d times", ws.writes.Load())
+	}
+	reqs := p.Requests()
+	last := reqs[len(reqs)-1].Messages
+	got := last[len(last)-1]
+	text, _ := json.Marshal(got)
+	for _, want := range []string{"echo a", "echo b", "wrote w"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the model did not get %q: %s", want, text)
+		}
+	}
+}

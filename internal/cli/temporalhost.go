@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
+	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
+)
+
+// temporalWorkspace is one workspace a worker holds: its harness (tools,
+// policy, MCP servers) is built once per preset, as `rein run` builds it,
+// and kept while the worker lives.
+type temporalWorkspace struct {
+	a     *App
+	flags commonFlags // the worker's flags, with this workspace's directory
+	mu    sync.Mutex
+	parts map[string]*workspaceParts
+}
+
+// workspaceParts is the harness of one preset.
+type workspaceParts struct {
+	cfg *config.Config
+	h   *harness
+	dir string
+}
+
+func newTemporalWorkspace(a *App, flags commonFlags, dir string) *temporalWorkspace {
+	flags.workspace = dir
+	flags.approve = approveNever // an Ask waits for `rein approve`, in the workflow
+	return &temporalWorkspace{a: a, flags: flags, parts: map[string]*workspaceParts{}}
+}
+
+// get builds (once) the harness of preset.
+func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceParts, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p, ok := w.parts[preset]; ok {
+		return p, nil
+	}
+	f := w.flags
+	f.preset = preset
+	cfg, dir, err := w.a.load(&f)
+	if err != nil {
+		return nil, err
+	}
+	h, err := w.a.newHarness(cfg, harnessOptions{workspace: dir, flags: &f})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.mcp.refresh(ctx); err != nil {
+		h.close()
+		return nil, err
+	}
+	p := &workspaceParts{cfg: cfg, h: h, dir: dir}
+	w.parts[preset] = p
+	return p, nil
+}
+
+// close releases every harness.
+func (w *temporalWorkspace) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.parts {
+		p.h.close()
+	}
+	w.parts = nil
+}
+
+// Setup implements engine.Workspace.
+func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string, depth int) (engine.Setup, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return engine.Setup{}, err
+	}
+	cfg, h := p.cfg, p.h
+	st := engine.Setup{
+		System: h.system, Instructions: w.a.loadInstructions(p.dir), Model: cfg.Model.Model,
+		Params: model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens},
+		Tools:  h.tools.Specs(), MaxSteps: cfg.Agent.MaxSteps, TokenBudget: cfg.Agent.TokenBudget,
+		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout,
+		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
+	}
+	if agentName == "" {
+		return st, nil
+	}
+	def, ok := findAgentDef(h.agents, agentName)
+	if !ok {
+		return engine.Setup{}, fmt.Errorf("no sub-agent is called %q in this workspace", agentName)
+	}
+	st.System, st.Instructions = def.System, ""
+	if st.System == "" {
+		st.System = agent.DefaultSubagentSystem
+	}
+	if def.Model != "" {
+		st.Model = def.Model
+	}
+	if def.MaxSteps > 0 {
+		st.MaxSteps = def.MaxSteps
+	} else {
+		st.MaxSteps = agent.DefaultSubagentSteps
+	}
+	st.AllowedTools = []string{}
+	for _, s := range st.Tools {
+		if def.Tools == nil && !s.Effects.Mutating() || def.Tools != nil && contains(def.Tools, s.Name) {
+			st.AllowedTools = append(st.AllowedTools, s.Name)
+		}
+	}
+	return st, nil
+}
+
+// findAgentDef finds a custom agent, or the general one.
+func findAgentDef(defs []agentDef, name string) (agent.SubagentDef, bool) {
+	for _, d := range defs {
+		if d.Name == name {
+			return d.SubagentDef, true
+		}
+	}
+	if name == agent.GeneralAgent {
+		return agent.SubagentDef{Name: agent.GeneralAgent}, true
+	}
+	return agent.SubagentDef{}, false
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Tools implements engine.Workspace.
+func (w *temporalWorkspace) Tools(ctx context.Context, preset string) (*tool.Set, tool.InvokeOptions, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return nil, tool.InvokeOptions{}, err
+	}
+	return p.h.tools, tool.InvokeOptions{Timeout: p.cfg.Agent.ToolTimeout, MaxResultBytes: p.cfg.Agent.MaxResultBytes}, nil
+}
+
+// Policy implements engine.Workspace.
+func (w *temporalWorkspace) Policy(ctx context.Context, preset string) (policy.Decider, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return nil, err
+	}
+	return p.h.engine, nil
+}
+
+// temporalModels is the worker's model backend, from its configuration.
+type temporalModels struct{ p model.Provider }
+
+// Provider implements engine.Models.
+func (m temporalModels) Provider(context.Context) (model.Provider, error) { return m.p, nil }
