@@ -124,3 +124,14 @@ func toolResults(events []event) []string {
 	}
 	return out
 }
+
+// decisions are the tool.decision events as "TOOL ACTION BY".
+func decisions(events []event) []string {
+	var out []string
+	for _, ev := range events {
+		if ev.Type == "tool.decision" && ev.Decision != nil {
+			out = append(out, ev.Decision.Tool+" "+ev.Decision.Action+" "+ev.Decision.By)
+		}
+	}
+	return out
+}

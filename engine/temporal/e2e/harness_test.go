@@ -309,15 +309,17 @@ func (c *cluster) startWorker(name string, h *home, workspace string) *worker {
 	return w
 }
 
-// waitReady waits for the ready line naming the workspace's directory.
+// waitReady waits for the ready line, which follows one line per
+// workspace queue; the workspace's directory must be among them.
 func (w *worker) waitReady(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		for _, l := range strings.Split(w.stderr.String(), "\n") {
-			if strings.HasPrefix(l, "rein worker: ready") && strings.Contains(l, w.workspace) {
-				return
+		if out := w.stderr.String(); strings.Contains(out, "\nrein worker: ready") || strings.HasPrefix(out, "rein worker: ready") {
+			if !strings.Contains(out, "("+w.workspace+")") {
+				t.Fatalf("%s is ready but names no queue for %s\nstderr:\n%s", w.name, w.workspace, out)
 			}
+			return
 		}
 		if w.exited() {
 			t.Fatalf("%s exited with %d before it was ready\nstderr:\n%s", w.name, w.exitCode, w.stderr)

@@ -17,11 +17,12 @@ type sessionStatus struct {
 		Reason string          `json:"reason"`
 	} `json:"pending"`
 	Outcome *struct {
-		Kind   string `json:"kind"`
-		Text   string `json:"text"`
-		Reason string `json:"reason"`
+		Outcome string `json:"outcome"` // the outcome kind: complete, failed, …
+		Text    string `json:"text"`
+		Reason  string `json:"reason"`
 	} `json:"outcome"`
-	Events int `json:"events"`
+	Events   int      `json:"events"`
+	Children []string `json:"children"`
 }
 
 // client is a home and directory to run the client commands (submit,
@@ -30,6 +31,9 @@ type reinClient struct {
 	c   *cluster
 	h   *home
 	dir string
+	// diag, when set, adds to the message of a failed wait (e.g. the
+	// events a follower printed).
+	diag func() string
 }
 
 func (c *cluster) newClient(dir string) *reinClient {
@@ -85,11 +89,38 @@ func (rc *reinClient) waitState(id, want string, d time.Duration) sessionStatus 
 		}
 		switch s.State {
 		case "completed", "failed", "cancelled", "terminated":
-			t.Fatalf("session %s is %s (outcome %+v), want %s", id, s.State, s.Outcome, want)
+			t.Fatalf("session %s is %s (outcome %+v), want %s%s", id, s.State, s.Outcome, want, rc.diagnosis())
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("session %s still %q after %s, want %q", id, s.State, d, want)
+			t.Fatalf("session %s still %q after %s, want %q%s", id, s.State, d, want, rc.diagnosis())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// follow starts `rein submit --follow --format stream-json ARGS` and
+// returns the process and the session id, its first line of output.
+func (rc *reinClient) follow(args ...string) (*proc, string) {
+	t := rc.c.t
+	t.Helper()
+	p := rc.c.start("rein submit --follow", rc.h, rc.dir, append(append(append([]string{"submit"}, rc.c.temporalFlags()...), "--follow", "--format", "stream-json"), args...)...)
+	var id string
+	waitFor(t, "the session id on rein submit's stdout", 60*time.Second, func() bool {
+		if first, _, ok := strings.Cut(p.stdout.String(), "\n"); ok {
+			id = strings.TrimSpace(first)
+			return true
+		}
+		if p.exited() {
+			t.Fatalf("rein submit exited %d before printing the session id\nstderr:\n%s", p.exitCode, p.stderr)
+		}
+		return false
+	})
+	return p, id
+}
+
+func (rc *reinClient) diagnosis() string {
+	if rc.diag == nil {
+		return ""
+	}
+	return "\n" + rc.diag()
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 )
 
-// TestSubagentCancel: the model calls the task tool; the sub-agent runs
-// as the child workflow <parent>.<call id> and starts a slow command;
+// TestSubagentCancel: the model calls the task tool; the sub-agent (a
+// project agent that may run commands) runs as the child workflow <parent>.<call id> and starts a slow command;
 // `rein cancel PARENT` closes both workflows as cancelled within 2 s, and
 // the command does not run on.
 func TestSubagentCancel(t *testing.T) {
@@ -19,8 +20,15 @@ func TestSubagentCancel(t *testing.T) {
 	w := c.startWorker("worker", c.newHome("w", workerConfig), ws)
 	rc := c.newClient(ws)
 
+	// The general agent only reads: the child is a project agent that may
+	// run commands.
+	mkdir(t, filepath.Join(ws, ".rein", "agents"))
+	runner := "---\nname: runner\ndescription: runs one command\ntools: run_command\n---\nRun the command you are given.\n"
+	if err := os.WriteFile(filepath.Join(ws, ".rein", "agents", "runner.md"), []byte(runner), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.model.script("parent", fixed(
-		toolStep("task", jsonArgs(map[string]string{"description": "slow child", "prompt": "e2e:child run the slow command"})),
+		toolStep("task", jsonArgs(map[string]string{"description": "slow child", "prompt": "e2e:child run the slow command", "agent": "runner"})),
 		textStep("the parent finished"),
 	))
 	c.model.script("child", fixed(
@@ -31,9 +39,15 @@ func TestSubagentCancel(t *testing.T) {
 	if id := rc.submit("--workspace", "ws", "--preset", "full", "--id", parent, "e2e:parent delegate"); id != parent {
 		t.Fatalf("rein submit --id %s printed %q", parent, id)
 	}
-	waitFor(t, "the child's command", 90*time.Second, func() bool {
-		return len(fileLines(t, filepath.Join(ws, "child-marker"))) > 0
-	})
+	deadline := time.Now().Add(90 * time.Second)
+	for len(fileLines(t, filepath.Join(ws, "child-marker"))) == 0 {
+		if time.Now().After(deadline) {
+			s := rc.status(parent)
+			t.Fatalf("the child's command did not start within 90 s; parent %s, children %v, pending %+v, outcome %+v; model requests: parent %d, child %d (tool results %q)\nworker:\n%s",
+				s.State, s.Children, s.Pending, s.Outcome, len(c.model.requestsFor("parent")), len(c.model.requestsFor("child")), childResults(c.model), w.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	d, err := c.client.DescribeWorkflowExecution(ctx, parent, "")
@@ -90,4 +104,13 @@ func TestSubagentCancel(t *testing.T) {
 	if s := rc.status(parent); s.State != "cancelled" {
 		t.Errorf("rein status of the parent = %q, want cancelled", s.State)
 	}
+}
+
+// childResults are the tool results the child's model calls carried.
+func childResults(m *fakeModel) [][]string {
+	var out [][]string
+	for _, r := range m.requestsFor("child") {
+		out = append(out, r.Results)
+	}
+	return out
 }
