@@ -9,30 +9,17 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 )
 
-// Models gives model activities their backend. Implementations must be
-// safe for concurrent use.
-type Models interface {
-	Provider(ctx context.Context) (model.Provider, error)
-}
-
-// Workspace is what one workspace's worker acts with: the session setup,
-// the tools and the policy (for a preset). Implementations must be safe
-// for concurrent use.
-type Workspace interface {
-	// Setup describes a session of this workspace: agent names a
-	// sub-agent definition ("" for a top-level session) at depth.
-	Setup(ctx context.Context, preset, agent string, depth int) (Setup, error)
-	// Tools returns the tools that run the calls, and the options tool.Invoke
-	// gets for them.
-	Tools(ctx context.Context, preset string) (*tool.Set, tool.InvokeOptions, error)
-	// Policy returns the policy that decides the calls.
-	Policy(ctx context.Context, preset string) (policy.Decider, error)
-}
+// Models and Workspace are what a worker acts with (see package engine).
+type (
+	Models    = engine.Models
+	Workspace = engine.Workspace
+)
 
 // heartbeatEvery is how often a running tool call tells Temporal its
 // worker is alive; the SDK throttles to at most this (WorkerOptions).

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
-	"github.com/reinharness/rein/tool"
 )
 
 // Names shared by workers and clients.
@@ -101,28 +101,9 @@ type SessionResult struct {
 }
 
 // Setup is what a session learns from its workspace's worker when it
-// starts: recorded in the history, so a replay sees the same.
-type Setup struct {
-	System       string        `json:"system"`
-	Instructions string        `json:"instructions,omitempty"`
-	Model        string        `json:"model,omitempty"`
-	Params       model.Request `json:"params"`
-	Tools        []tool.Spec   `json:"tools"`
-	// AllowedTools narrows a sub-agent (nil: every tool in Tools).
-	AllowedTools []string `json:"allowed_tools,omitempty"`
-	// Limits, as agent.Config's.
-	MaxSteps              int           `json:"max_steps,omitempty"`
-	Timeout               time.Duration `json:"timeout,omitempty"`
-	TokenBudget           int           `json:"token_budget,omitempty"`
-	MaxParallel           int           `json:"max_parallel,omitempty"`
-	ToolTimeout           time.Duration `json:"tool_timeout,omitempty"`
-	MaxResultBytes        int           `json:"max_result_bytes,omitempty"`
-	ContextWindow         int           `json:"context_window,omitempty"`
-	RepeatLimit           int           `json:"repeat_limit,omitempty"`
-	MaxConsecutiveDenials int           `json:"max_consecutive_denials,omitempty"`
-	// MaxDepth is the deepest a sub-agent may sit (0: agent's default).
-	MaxDepth int `json:"max_depth,omitempty"`
-}
+// starts (see engine.Setup): recorded in the history, so a replay sees the
+// same.
+type Setup = engine.Setup
 
 // SetupInput asks a workspace worker for a session's Setup.
 type SetupInput struct {

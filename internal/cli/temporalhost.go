@@ -7,7 +7,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
@@ -154,8 +154,3 @@ func (w *temporalWorkspace) Policy(ctx context.Context, preset string) (policy.D
 	return p.h.engine, nil
 }
 
-// temporalModels is the worker's model backend, from its configuration.
-type temporalModels struct{ p model.Provider }
-
-// Provider implements engine.Models.
-func (m temporalModels) Provider(context.Context) (model.Provider, error) { return m.p, nil }
