@@ -115,6 +115,7 @@ func (a *App) mcpServe(ctx context.Context, f *serveFlags) error {
 		AllowRemote:    f.allowRemote,
 		AllowedOrigins: f.allowedOrigins,
 		OnDecision:     denialPrinter(errw),
+		TaskTools:      serveTaskTools(tools),
 	})
 	if err != nil {
 		return a.fail(err, nil)
@@ -218,4 +219,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// serveTaskTools offers run_command as a task-capable tool, so a client
+// can start a long build, collect it later, and cancel it (tasks/cancel
+// kills the command's process group). Other tools finish quickly.
+func serveTaskTools(tools *tool.Set) map[string]mcpserver.TaskSupport {
+	if _, ok := tools.Get("run_command"); !ok {
+		return nil
+	}
+	return map[string]mcpserver.TaskSupport{"run_command": mcpserver.TaskOptional}
 }

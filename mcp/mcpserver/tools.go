@@ -28,6 +28,7 @@ func (s *Server) addReinTools(set *tool.Set) error {
 		if err := s.addTool(mt, s.reinHandler(t, spec)); err != nil {
 			return err
 		}
+		s.setTaskSupport(spec.Name, s.cfg.TaskTools[spec.Name], false)
 	}
 	return nil
 }

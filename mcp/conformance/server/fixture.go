@@ -47,16 +47,21 @@ func newFixture(logger *slog.Logger) (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := tool.NewSet(reinTools...)
+	taskTools, err := taskReinTools()
+	if err != nil {
+		return nil, err
+	}
+	set, err := tool.NewSet(append(reinTools, taskTools...)...)
 	if err != nil {
 		return nil, err
 	}
 	f.srv, err = mcpserver.New(mcpserver.Config{
-		Tools:   set,
-		Policy:  allowAll{},
-		Name:    "rein-conformance-server",
-		Version: "1.0.0",
-		Logger:  logger,
+		Tools:     set,
+		Policy:    allowAll{},
+		Name:      "rein-conformance-server",
+		Version:   "1.0.0",
+		Logger:    logger,
+		TaskTools: taskToolSupport,
 		Features: &mcpserver.Features{
 			Tools:             f.nativeTools(),
 			Prompts:           f.prompts(),
