@@ -18,6 +18,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
 )
 
 // The extension API: what cmd/rein-temporal builds its commands from.
@@ -179,6 +180,17 @@ func (a *App) OpenWorkspace(m *ModelFlags, dir string) *EngineWorkspace {
 func (w *EngineWorkspace) Warm(ctx context.Context) error {
 	_, err := w.get(ctx, "")
 	return err
+}
+
+// SetMaxPreset sets the widest preset a session may ask for (default: the
+// preset the workspace's configuration gives). Call it before Warm.
+func (w *EngineWorkspace) SetMaxPreset(p string) error {
+	switch policy.Preset(p) {
+	case policy.PresetReadOnly, policy.PresetEditor, policy.PresetFull:
+		w.maxPreset = policy.Preset(p)
+		return nil
+	}
+	return usagef("--max-preset must be read-only, editor or full, not %q", p)
 }
 
 // Close releases the workspace's harnesses.

@@ -21,6 +21,21 @@ type temporalWorkspace struct {
 	flags commonFlags // the worker's flags, with this workspace's directory
 	mu    sync.Mutex
 	parts map[string]*workspaceParts
+	// maxPreset is the widest preset a session may ask for: the worker's
+	// own (its configuration's, or --max-preset). A submitter may narrow
+	// the policy, never widen it.
+	maxPreset policy.Preset
+}
+
+// presetRank orders the presets from the narrowest.
+func presetRank(p policy.Preset) int {
+	switch p {
+	case policy.PresetReadOnly:
+		return 0
+	case policy.PresetEditor:
+		return 1
+	}
+	return 2
 }
 
 // workspaceParts is the harness of one preset.
@@ -43,6 +58,9 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 	if p, ok := w.parts[preset]; ok {
 		return p, nil
 	}
+	if preset != "" && w.maxPreset != "" && presetRank(policy.Preset(preset)) > presetRank(w.maxPreset) {
+		return nil, fmt.Errorf("this workspace's workers allow presets up to %s, and the session asks for %s (start the workers with --max-preset %s to allow it)", w.maxPreset, preset, preset)
+	}
 	f := w.flags
 	f.preset = preset
 	cfg, dir, err := w.a.load(&f)
@@ -59,6 +77,9 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 	}
 	p := &workspaceParts{cfg: cfg, h: h, dir: dir}
 	w.parts[preset] = p
+	if preset == "" && w.maxPreset == "" {
+		w.maxPreset = h.engine.Preset()
+	}
 	return p, nil
 }
 

@@ -112,6 +112,7 @@ func workerCommand(a *cli.App) *cobra.Command {
 		tf         temporalFlags
 		mf         cli.ModelFlags
 		workspaces []string
+		maxPreset  string
 	)
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT [--workspace [NAME=]DIR]...",
@@ -127,16 +128,17 @@ get 10 s; a call whose worker dies is reported to the model as interrupted,
 never run twice.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.Fail(serveWorker(a, cmd.Context(), &tf, &mf, workspaces))
+			return a.Fail(serveWorker(a, cmd.Context(), &tf, &mf, workspaces, maxPreset))
 		},
 	}
 	mf.Register(cmd.Flags())
 	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&maxPreset, "max-preset", "", "the widest policy preset a session may ask for with rein submit --preset (default: the workspace's configured preset, editor unless [policy] preset says otherwise)")
 	cmd.Flags().StringArrayVar(&workspaces, "workspace", nil, "a workspace this worker holds, [NAME=]DIR (repeatable; default the current directory, named after its base name)")
 	return cmd
 }
 
-func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.ModelFlags, args []string) error {
+func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.ModelFlags, args []string, maxPreset string) error {
 	wss, err := parseWorkspaces(a, args)
 	if err != nil {
 		return err
@@ -158,6 +160,11 @@ func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.Mod
 	for _, w := range wss {
 		tw := a.OpenWorkspace(mf, w.dir)
 		defer tw.Close()
+		if maxPreset != "" {
+			if err := tw.SetMaxPreset(maxPreset); err != nil {
+				return err
+			}
+		}
 		// Build the default harness now: a broken workspace fails the
 		// start, not the first session.
 		if err := tw.Warm(ctx); err != nil {
