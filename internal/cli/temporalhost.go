@@ -174,4 +174,3 @@ func (w *temporalWorkspace) Policy(ctx context.Context, preset string) (policy.D
 	}
 	return p.h.engine, nil
 }
-

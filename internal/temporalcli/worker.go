@@ -16,9 +16,9 @@ import (
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/model"
 	engine "github.com/reinharness/rein/engine/temporal"
 	"github.com/reinharness/rein/internal/cli"
+	"github.com/reinharness/rein/model"
 )
 
 // Commands are the Temporal commands: rein worker, submit, status, cancel
