@@ -85,6 +85,9 @@ type SessionInput struct {
 	StepsUsed int              `json:"steps_used,omitempty"`
 	Usage     model.Usage      `json:"usage"`
 	Segment   int              `json:"segment,omitempty"`
+	// Started is when the session's first run started: its timeout
+	// counts from there.
+	Started time.Time `json:"started,omitzero"`
 }
 
 // SessionResult is a finished session's outcome.

@@ -33,6 +33,7 @@ type session struct {
 	// activities counts the activities run, for a lower bound of the
 	// history's length where the SDK cannot tell it.
 	activities int
+	timedOut   bool // the session's timeout ended the loop
 	result     *SessionResult
 }
 
@@ -57,12 +58,24 @@ func Workflow(wctx workflow.Context, in SessionInput) (*SessionResult, error) {
 		conv.SetPlan(in.Plan)
 	}
 
-	ctx, cancel := context.WithCancel(withWorkflow(context.Background(), wctx))
-	defer cancel()
-	workflow.Go(wctx, func(c workflow.Context) {
+	// runCtx is the loop's workflow context: the session's cancellation
+	// and its timeout both end it, and with it every activity in flight.
+	runCtx, stopRun := workflow.WithCancel(wctx)
+	ctx, cancel := context.WithCancelCause(withWorkflow(context.Background(), runCtx))
+	defer cancel(nil)
+	workflow.Go(runCtx, func(c workflow.Context) {
 		c.Done().Receive(c, nil)
-		cancel() // the session was cancelled: so is the loop
+		cancel(context.Canceled) // the session was cancelled: so is the loop
 	})
+	if left := s.timeLeft(wctx); left > 0 {
+		workflow.Go(runCtx, func(c workflow.Context) {
+			if workflow.Sleep(c, left) == nil {
+				s.timedOut = true
+				cancel(context.DeadlineExceeded) // first, so the loop reads a deadline
+				stopRun()
+			}
+		})
+	}
 
 	var out *agent.Outcome
 	for ev, err := range ag.RunWith(ctx, conv, in.Prompt, opts) {
@@ -73,7 +86,7 @@ func Workflow(wctx workflow.Context, in SessionInput) (*SessionResult, error) {
 		_ = err // the outcome carries it
 	}
 
-	if s.continueAt >= 0 && wctx.Err() == nil {
+	if s.continueAt >= 0 && runCtx.Err() == nil {
 		next := s.continuation(conv)
 		return nil, workflow.NewContinueAsNewError(wctx, WorkflowName, next)
 	}
@@ -193,6 +206,18 @@ func (s *session) restriction() string {
 	return "the " + s.in.Agent + " agent's tools"
 }
 
+// timeLeft is what remains of the session's timeout ([agent] timeout),
+// counted from its first run's start across continuations; 0 means none.
+func (s *session) timeLeft(wctx workflow.Context) time.Duration {
+	if s.setup.Timeout <= 0 {
+		return 0
+	}
+	if s.in.Started.IsZero() {
+		s.in.Started = workflow.Now(wctx)
+	}
+	return max(s.setup.Timeout-workflow.Now(wctx).Sub(s.in.Started), time.Millisecond)
+}
+
 // record keeps an event for the queries.
 func (s *session) record(ev agent.Event) {
 	b, err := json.Marshal(ev)
@@ -263,6 +288,9 @@ func (s *session) resultOf(id string, out *agent.Outcome) *SessionResult {
 		r.Usage.Add(out.Usage)
 	} else {
 		r.Error = "the session ended without an outcome"
+	}
+	if s.timedOut {
+		r.Outcome, r.Reason = agent.Deadline, "reached the session's timeout of "+s.setup.Timeout.String()
 	}
 	r.Usage.Add(s.childUsage)
 	return r

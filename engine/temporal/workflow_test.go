@@ -30,10 +30,11 @@ func (f fakeModels) Provider(context.Context) (model.Provider, error) { return f
 // fakeWorkspace has an echo tool (pure), a write tool (mutating) and a
 // policy that asks for "ask" and allows the rest.
 type fakeWorkspace struct {
-	set    *tool.Set
-	writes atomic.Int64
-	mu     sync.Mutex
-	order  []string
+	set     *tool.Set
+	writes  atomic.Int64
+	mu      sync.Mutex
+	order   []string
+	timeout time.Duration
 }
 
 type echoIn struct {
@@ -62,7 +63,7 @@ func newFakeWorkspace(t *testing.T) *fakeWorkspace {
 }
 
 func (w *fakeWorkspace) Setup(_ context.Context, _, _ string, _ int) (Setup, error) {
-	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10}, nil
+	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10, Timeout: w.timeout}, nil
 }
 
 func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOptions, error) {

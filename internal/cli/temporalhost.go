@@ -104,7 +104,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 		System: h.system, Instructions: w.a.loadInstructions(p.dir), Model: cfg.Model.Model,
 		Params: model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens},
 		Tools:  h.tools.Specs(), MaxSteps: cfg.Agent.MaxSteps, TokenBudget: cfg.Agent.TokenBudget,
-		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout,
+		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
 	}
 	if agentName == "" {
