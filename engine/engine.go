@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
@@ -36,6 +37,12 @@ type Setup struct {
 	MaxConsecutiveDenials int           `json:"max_consecutive_denials,omitempty"`
 	// MaxDepth is the deepest a sub-agent may sit (0: agent's default).
 	MaxDepth int `json:"max_depth,omitempty"`
+	// Verify names the workspace's verification checks ([verify]), run
+	// through Workspace.Check when the model ends a turn with an answer:
+	// after a session changed something, or always when VerifyAlways.
+	Verify            []string `json:"verify,omitempty"`
+	VerifyAlways      bool     `json:"verify_always,omitempty"`
+	MaxVerifyAttempts int      `json:"max_verify_attempts,omitempty"`
 }
 
 // Models gives model activities their backend. Implementations must be
@@ -56,4 +63,6 @@ type Workspace interface {
 	Tools(ctx context.Context, preset string) (*tool.Set, tool.InvokeOptions, error)
 	// Policy returns the policy that decides the calls.
 	Policy(ctx context.Context, preset string) (policy.Decider, error)
+	// Check runs verification check index of Setup.Verify.
+	Check(ctx context.Context, preset string, index int) (agent.CheckResult, error)
 }

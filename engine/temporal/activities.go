@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -91,7 +92,7 @@ type workspaceActivities struct {
 	ws   Workspace
 }
 
-func (a *workspaceActivities) check(name string) error {
+func (a *workspaceActivities) checkName(name string) error {
 	if name != a.name {
 		return fmt.Errorf("this worker serves workspace %q, not %q (its task queue is misrouted)", a.name, name)
 	}
@@ -99,7 +100,7 @@ func (a *workspaceActivities) check(name string) error {
 }
 
 func (a *workspaceActivities) setup(ctx context.Context, in SetupInput) (Setup, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return Setup{}, failed(ctx, err)
 	}
 	st, err := a.ws.Setup(ctx, in.Preset, in.Agent, in.Depth)
@@ -110,7 +111,7 @@ func (a *workspaceActivities) setup(ctx context.Context, in SetupInput) (Setup, 
 }
 
 func (a *workspaceActivities) decide(ctx context.Context, in DecideInput) (decision, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return decision{}, failed(ctx, err)
 	}
 	d, err := a.ws.Policy(ctx, in.Preset)
@@ -132,7 +133,7 @@ func (a *workspaceActivities) decide(ctx context.Context, in DecideInput) (decis
 // earlier one died or stopped mid-call: a call that changes things is then
 // reported interrupted, never run twice.
 func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return ToolOutput{}, failed(ctx, err)
 	}
 	if activity.GetInfo(ctx).Attempt > 1 && !in.Rerunnable {
@@ -159,6 +160,20 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 		return ToolOutput{}, ctx.Err()
 	}
 	return ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}, nil
+}
+
+// check runs one verification check in the workspace.
+func (a *workspaceActivities) check(ctx context.Context, in CheckInput) (agent.CheckResult, error) {
+	if err := a.checkName(in.Workspace); err != nil {
+		return agent.CheckResult{}, failed(ctx, err)
+	}
+	stop := keepAlive(ctx)
+	res, err := a.ws.Check(ctx, in.Preset, in.Index)
+	stop()
+	if err != nil {
+		return agent.CheckResult{}, failed(ctx, err)
+	}
+	return res, nil
 }
 
 // keepAlive heartbeats until stop is called, so a dead worker is noticed

@@ -27,6 +27,7 @@ const (
 	activityModel  = "rein.Model"
 	activityDecide = "rein.Decide"
 	activityTool   = "rein.Tool"
+	activityCheck  = "rein.Check"
 )
 
 // Defaults of SessionInput's durations and limits.
@@ -150,6 +151,14 @@ type ToolInput struct {
 	// Rerunnable marks a call that is safe to run again when its worker
 	// died (it reads, it changes nothing).
 	Rerunnable bool `json:"rerunnable,omitempty"`
+}
+
+// CheckInput runs one verification check.
+type CheckInput struct {
+	Workspace string `json:"workspace"`
+	Preset    string `json:"preset,omitempty"`
+	Index     int    `json:"index"`
+	Name      string `json:"name"`
 }
 
 // ToolOutput is a tool call's result.

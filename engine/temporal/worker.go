@@ -64,6 +64,7 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 		w.RegisterActivityWithOptions(a.setup, activity.RegisterOptions{Name: activitySetup})
 		w.RegisterActivityWithOptions(a.decide, activity.RegisterOptions{Name: activityDecide})
 		w.RegisterActivityWithOptions(a.tool, activity.RegisterOptions{Name: activityTool})
+		w.RegisterActivityWithOptions(a.check, activity.RegisterOptions{Name: activityCheck})
 		workers = append(workers, w)
 		names = append(names, name)
 	}

@@ -34,6 +34,7 @@ type session struct {
 	// history's length where the SDK cannot tell it.
 	activities int
 	timedOut   bool // the session's timeout ended the loop
+	mutated    bool // a mutating tool ran: the verification gate applies
 	result     *SessionResult
 }
 
@@ -184,15 +185,19 @@ func (s *session) newAgent(wctx workflow.Context) (*agent.Agent, agent.RunOption
 	if s.in.Model != "" {
 		name = s.in.Model
 	}
-	ag, err := agent.New(agent.Config{
+	cfg := agent.Config{
 		Provider: modelStub{s}, Model: name, System: st.System, Instructions: st.Instructions,
 		Params: st.Params, Tools: set, Policy: deciderStub{s}, Approver: approverStub{s},
 		MaxSteps: maxSteps, TokenBudget: st.TokenBudget, MaxParallel: st.MaxParallel,
 		ToolTimeout: st.ToolTimeout, MaxResultBytes: st.MaxResultBytes, ContextWindow: st.ContextWindow,
 		RepeatLimit: st.RepeatLimit, MaxConsecutiveDenials: st.MaxConsecutiveDenials,
-		Subagent: s.in.Depth > 0,
-		Clock:    workflowClock{wctx}, IDs: newWorkflowIDs(wctx), FanOut: workflowFanOut{},
-	})
+		Subagent: s.in.Depth > 0, MaxVerifyAttempts: st.MaxVerifyAttempts,
+		Clock: workflowClock{wctx}, IDs: newWorkflowIDs(wctx), FanOut: workflowFanOut{},
+	}
+	if len(st.Verify) > 0 && s.in.Depth == 0 {
+		cfg.Verifier = verifierStub{s}
+	}
+	ag, err := agent.New(cfg)
 	if err != nil {
 		return nil, agent.RunOptions{}, err
 	}
@@ -362,6 +367,14 @@ func (s *session) setupOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue: WorkspaceQueue(s.in.Queue, s.in.Workspace), StartToCloseTimeout: 2 * time.Minute,
 		HeartbeatTimeout: s.heartbeat(), RetryPolicy: retryOnlyTimeouts(10),
+	}
+}
+
+// checkOptions: the workspace queue; a check times out on its own inside.
+func (s *session) checkOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue: WorkspaceQueue(s.in.Queue, s.in.Workspace), StartToCloseTimeout: 2 * time.Hour,
+		HeartbeatTimeout: s.heartbeat(), RetryPolicy: retryOnlyTimeouts(3),
 	}
 }
 

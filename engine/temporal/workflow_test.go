@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -35,6 +36,9 @@ type fakeWorkspace struct {
 	mu      sync.Mutex
 	order   []string
 	timeout time.Duration
+	// checks are the [verify] names; failChecks how many runs fail.
+	checks     []string
+	failChecks int
 }
 
 type echoIn struct {
@@ -63,7 +67,7 @@ func newFakeWorkspace(t *testing.T) *fakeWorkspace {
 }
 
 func (w *fakeWorkspace) Setup(_ context.Context, _, _ string, _ int) (Setup, error) {
-	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10, Timeout: w.timeout}, nil
+	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10, Timeout: w.timeout, Verify: w.checks, MaxVerifyAttempts: 2}, nil
 }
 
 func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOptions, error) {
@@ -72,6 +76,17 @@ func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOp
 
 func (w *fakeWorkspace) Policy(context.Context, string) (policy.Decider, error) {
 	return askPolicy{}, nil
+}
+
+func (w *fakeWorkspace) Check(_ context.Context, _ string, index int) (agent.CheckResult, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.order = append(w.order, fmt.Sprintf("check:%d", index))
+	if w.failChecks > 0 {
+		w.failChecks--
+		return agent.CheckResult{ExitCode: 1, Output: "FAIL: TestAdd"}, nil
+	}
+	return agent.CheckResult{}, nil
 }
 
 // askPolicy asks about calls whose arguments say "ask".
@@ -95,6 +110,7 @@ func newEnv(t *testing.T, p model.Provider, ws *fakeWorkspace) *testsuite.TestWo
 	env.RegisterActivityWithOptions(a.setup, activity.RegisterOptions{Name: activitySetup})
 	env.RegisterActivityWithOptions(a.decide, activity.RegisterOptions{Name: activityDecide})
 	env.RegisterActivityWithOptions(a.tool, activity.RegisterOptions{Name: activityTool})
+	env.RegisterActivityWithOptions(a.check, activity.RegisterOptions{Name: activityCheck})
 	return env
 }
 
@@ -140,5 +156,30 @@ func TestWorkflowRunsToolsInParallelAndCompletes(t *testing.T) {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the model did not get %q: %s", want, text)
 		}
+	}
+}
+
+// TestWorkflowVerifies: after a change the workspace's checks run as
+// activities; a failure goes back to the model, which fixes it.
+func TestWorkflowVerifies(t *testing.T) {
+	p := modeltest.NewScripted(
+		modeltest.ToolCalls(call("c1", "write", `{"text":"bug"}`)), modeltest.Text("done"),
+		modeltest.ToolCalls(call("c2", "write", `{"text":"fix"}`)), modeltest.Text("fixed"),
+	)
+	ws := newFakeWorkspace(t)
+	ws.checks, ws.failChecks = []string{"go test ./..."}, 1
+	env := newEnv(t, p, ws)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws"})
+	r := result(t, env)
+	if r.Outcome != agent.Complete || r.Text != "fixed" {
+		t.Fatalf("result = %+v", r)
+	}
+	if got := strings.Join(ws.order, " "); got != "check:0 check:0" {
+		t.Errorf("checks ran %q, want twice", got)
+	}
+	reqs := p.Requests()
+	msgs, _ := json.Marshal(reqs[2].Messages)
+	if !strings.Contains(string(msgs), "FAIL: TestAdd") {
+		t.Errorf("the model did not read the failure: %s", msgs)
 	}
 }

@@ -107,9 +107,16 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
 	}
+	if v := h.verify; v != nil {
+		for _, c := range v.checks {
+			st.Verify = append(st.Verify, c.name)
+		}
+		st.VerifyAlways, st.MaxVerifyAttempts = v.always, h.maxVerify
+	}
 	if agentName == "" {
 		return st, nil
 	}
+	st.Verify = nil // sub-agents answer their parent, who is verified
 	def, ok := findAgentDef(h.agents, agentName)
 	if !ok {
 		return engine.Setup{}, fmt.Errorf("no sub-agent is called %q in this workspace", agentName)
@@ -164,6 +171,20 @@ func (w *temporalWorkspace) Tools(ctx context.Context, preset string) (*tool.Set
 		return nil, tool.InvokeOptions{}, err
 	}
 	return p.h.tools, tool.InvokeOptions{Timeout: p.cfg.Agent.ToolTimeout, MaxResultBytes: p.cfg.Agent.MaxResultBytes}, nil
+}
+
+// Check implements engine.Workspace: check index of the [verify] checks,
+// run in the workspace under its sandbox as rein run runs it.
+func (w *temporalWorkspace) Check(ctx context.Context, preset string, index int) (agent.CheckResult, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return agent.CheckResult{}, err
+	}
+	v := p.h.verify
+	if v == nil || index < 0 || index >= len(v.checks) {
+		return agent.CheckResult{}, fmt.Errorf("this workspace has no verification check %d (its [verify] changed since the session started?)", index)
+	}
+	return v.run(ctx, v.checks[index]), nil
 }
 
 // Policy implements engine.Workspace.
