@@ -43,6 +43,9 @@ type Setup struct {
 	Verify            []string `json:"verify,omitempty"`
 	VerifyAlways      bool     `json:"verify_always,omitempty"`
 	MaxVerifyAttempts int      `json:"max_verify_attempts,omitempty"`
+	// Hooks says the workspace has hooks that may run: the loop's
+	// steering points then go to Workspace.Steer.
+	Hooks bool `json:"hooks,omitempty"`
 }
 
 // Models gives model activities their backend. Implementations must be
@@ -65,4 +68,6 @@ type Workspace interface {
 	Policy(ctx context.Context, preset string) (policy.Decider, error)
 	// Check runs verification check index of Setup.Verify.
 	Check(ctx context.Context, preset string, index int) (agent.CheckResult, error)
+	// Steer runs the workspace's hooks at one steering point.
+	Steer(ctx context.Context, preset string, p agent.SteerPoint) (agent.SteerVerdict, error)
 }

@@ -176,6 +176,20 @@ func (a *workspaceActivities) check(ctx context.Context, in CheckInput) (agent.C
 	return res, nil
 }
 
+// steer runs the workspace's hooks at one point.
+func (a *workspaceActivities) steer(ctx context.Context, in SteerInput) (agent.SteerVerdict, error) {
+	if err := a.checkName(in.Workspace); err != nil {
+		return agent.SteerVerdict{}, failed(ctx, err)
+	}
+	stop := keepAlive(ctx)
+	v, err := a.ws.Steer(ctx, in.Preset, in.Point)
+	stop()
+	if err != nil {
+		return agent.SteerVerdict{}, failed(ctx, err)
+	}
+	return v, nil
+}
+
 // keepAlive heartbeats until stop is called, so a dead worker is noticed
 // within the heartbeat timeout and a cancellation reaches the call.
 func keepAlive(ctx context.Context) (stop func()) {

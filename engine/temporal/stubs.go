@@ -198,3 +198,24 @@ func (v verifierStub) Checks(ctx context.Context, _ int) []agent.Check {
 	}
 	return checks
 }
+
+// steeringStub runs the workspace's hooks (Claude Code's hook points) as
+// activities on its queue. Hooks that cannot run fail closed where they
+// decide (a PreToolUse or UserPromptSubmit is blocked) and change nothing
+// elsewhere.
+type steeringStub struct{ s *session }
+
+func (st steeringStub) Steer(ctx context.Context, p agent.SteerPoint) agent.SteerVerdict {
+	wctx := workflowOf(ctx)
+	s := st.s
+	var v agent.SteerVerdict
+	in := SteerInput{Workspace: s.in.Workspace, Preset: s.in.Preset, Point: p}
+	if err := s.execute(wctx, s.setupOptions(), activitySteer, in, &v); err != nil {
+		switch p.Event {
+		case agent.SteerPreToolUse, agent.SteerUserPromptSubmit:
+			return agent.SteerVerdict{Block: true, Reason: activityError("the "+string(p.Event)+" hooks", err).Error()}
+		}
+		return agent.SteerVerdict{}
+	}
+	return v
+}

@@ -28,6 +28,7 @@ const (
 	activityDecide = "rein.Decide"
 	activityTool   = "rein.Tool"
 	activityCheck  = "rein.Check"
+	activitySteer  = "rein.Steer"
 )
 
 // Defaults of SessionInput's durations and limits.
@@ -151,6 +152,13 @@ type ToolInput struct {
 	// Rerunnable marks a call that is safe to run again when its worker
 	// died (it reads, it changes nothing).
 	Rerunnable bool `json:"rerunnable,omitempty"`
+}
+
+// SteerInput runs the workspace's hooks at one steering point.
+type SteerInput struct {
+	Workspace string           `json:"workspace"`
+	Preset    string           `json:"preset,omitempty"`
+	Point     agent.SteerPoint `json:"point"`
 }
 
 // CheckInput runs one verification check.

@@ -197,6 +197,9 @@ func (s *session) newAgent(wctx workflow.Context) (*agent.Agent, agent.RunOption
 	if len(st.Verify) > 0 && s.in.Depth == 0 {
 		cfg.Verifier = verifierStub{s}
 	}
+	if st.Hooks {
+		cfg.Steering = steeringStub{s}
+	}
 	ag, err := agent.New(cfg)
 	if err != nil {
 		return nil, agent.RunOptions{}, err

@@ -43,6 +43,8 @@ type workspaceParts struct {
 	cfg *config.Config
 	h   *harness
 	dir string
+	// steer runs the hooks that may run here; nil when none.
+	steer agent.Steering
 }
 
 func newTemporalWorkspace(a *App, flags commonFlags, dir string) *temporalWorkspace {
@@ -75,7 +77,15 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 		h.close()
 		return nil, err
 	}
+	runner, _, err := w.a.hookRunner(cfg, h, stateDir(f.stateDirFlag(), w.a.Getenv))
+	if err != nil {
+		h.close()
+		return nil, err
+	}
 	p := &workspaceParts{cfg: cfg, h: h, dir: dir}
+	if runner != nil {
+		p.steer = runner
+	}
 	w.parts[preset] = p
 	if preset == "" && w.maxPreset == "" {
 		w.maxPreset = h.engine.Preset()
@@ -107,6 +117,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
 	}
+	st.Hooks = p.steer != nil
 	if v := h.verify; v != nil {
 		for _, c := range v.checks {
 			st.Verify = append(st.Verify, c.name)
@@ -185,6 +196,21 @@ func (w *temporalWorkspace) Check(ctx context.Context, preset string, index int)
 		return agent.CheckResult{}, fmt.Errorf("this workspace has no verification check %d (its [verify] changed since the session started?)", index)
 	}
 	return v.run(ctx, v.checks[index]), nil
+}
+
+// Steer implements engine.Workspace: the workspace's hooks, as rein run
+// runs them (the user's, and the workspace's once trusted). Their
+// transcript_path names a file the worker does not write: the session's
+// events live in the workflow.
+func (w *temporalWorkspace) Steer(ctx context.Context, preset string, pt agent.SteerPoint) (agent.SteerVerdict, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return agent.SteerVerdict{}, err
+	}
+	if p.steer == nil {
+		return agent.SteerVerdict{}, nil
+	}
+	return p.steer.Steer(ctx, pt), nil
 }
 
 // Policy implements engine.Workspace.
