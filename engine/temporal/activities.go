@@ -159,7 +159,14 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 		// stopping: the retry reports the call interrupted.
 		return ToolOutput{}, ctx.Err()
 	}
-	return ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}, nil
+	out := ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}
+	if len(out.Structured) > maxPayload/4 {
+		out.Structured = nil // the content says the same for the model
+	}
+	if len(out.Content) > maxPayload/2 {
+		out.Content, _ = tool.Truncate(out.Content, maxPayload/2)
+	}
+	return out, nil
 }
 
 // check runs one verification check in the workspace.

@@ -33,6 +33,10 @@ func (m modelStub) Stream(ctx context.Context, req *model.Request) iter.Seq2[mod
 			yield(model.Event{}, errContinueAsNew)
 			return
 		}
+		if payloadSize(req) > maxPayload {
+			yield(model.Event{}, errPayloadTooLarge)
+			return
+		}
 		m.s.steps++
 		var out ModelOutput
 		if err := m.s.execute(wctx, m.s.modelOptions(), activityModel, ModelInput{Request: *req}, &out); err != nil {

@@ -263,7 +263,7 @@ func (s *session) execute(wctx workflow.Context, opts workflow.ActivityOptions, 
 func (s *session) continuation(conv *agent.Conversation) SessionInput {
 	next := s.in
 	next.Prompt = ""
-	next.History = conv.Messages()
+	next.History = fitHistory(conv.Messages(), maxCarried)
 	next.Plan = conv.Plan()
 	next.EventBase = s.in.EventBase + s.continueAt
 	next.StepsUsed = s.in.StepsUsed + s.steps
