@@ -10,7 +10,11 @@
 // Every tools/call goes through the policy first: Allow runs the tool under
 // tool.Invoke (timeout, panic recovery, result cap), Deny answers an
 // isError result carrying the reason, and Ask is resolved by the Approver
-// — or denied when there is none, since a server has no one to ask.
+// — or denied when there is none, since a server has no one to ask —
+// unless Config.ElicitApprovals puts it to a client that supports
+// elicitation. Tools that need their client's input mid-call answer with
+// input requests and a requestState signed by a StateSigner (SEP-2322);
+// the SDK turns those into real requests for initialize-era clients.
 //
 // The server is built on github.com/modelcontextprotocol/go-sdk and closes
 // its gaps deliberately: capabilities are advertised only for features the
