@@ -10,7 +10,11 @@
 // Every tools/call goes through the policy first: Allow runs the tool under
 // tool.Invoke (timeout, panic recovery, result cap), Deny answers an
 // isError result carrying the reason, and Ask is resolved by the Approver
-// — or denied when there is none, since a server has no one to ask.
+// — or denied when there is none, since a server has no one to ask —
+// unless Config.ElicitApprovals puts it to a client that supports
+// elicitation. Tools that need their client's input mid-call answer with
+// input requests and a requestState signed by a StateSigner (SEP-2322);
+// the SDK turns those into real requests for initialize-era clients.
 //
 // The server is built on github.com/modelcontextprotocol/go-sdk and closes
 // its gaps deliberately: capabilities are advertised only for features the
@@ -114,6 +118,17 @@ type Config struct {
 	TaskTools map[string]TaskSupport
 	// Tasks bounds the tasks kept (zero fields take the defaults).
 	Tasks TaskLimits
+	// ElicitApprovals puts a rein tool's Ask to the calling client as an
+	// elicitation when the client supports form elicitation: accept runs
+	// the call, decline or cancel denies it. Other clients (and native
+	// tools) are resolved by Approver, as without it. Leave it off when
+	// the Approver already answers for the user (an "auto" approver).
+	ElicitApprovals bool
+	// StateSigner signs the requestState of multi-round-trip calls,
+	// the server's own (approval elicitations) and native tools' that
+	// use it. Nil makes one with a random key and the defaults; replicas
+	// behind one endpoint must share a signer's key.
+	StateSigner *StateSigner
 	// OnDecision, if set, is told every policy decision the server acts
 	// on (after approval), for logs and audit. It is called on the
 	// request's goroutine, possibly concurrently, and must not block.
@@ -136,6 +151,8 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     *router
+
+	state *StateSigner
 
 	tasks *taskStore
 	// taskMu guards support and gather: native tools may be added while
@@ -177,6 +194,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := checkTaskTools(cfg); err != nil {
 		return nil, err
+	}
+	if s.state = cfg.StateSigner; s.state == nil {
+		s.state, _ = NewStateSigner(StateOptions{}) // the defaults cannot fail
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, s.serverOptions())
 	if err := s.addReinTools(cfg.Tools); err != nil {

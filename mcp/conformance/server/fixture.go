@@ -26,7 +26,7 @@ const (
 // its tools share.
 type fixture struct {
 	srv   *mcpserver.Server
-	state *stateSigner
+	state *mcpserver.StateSigner
 }
 
 // allowAll is the fixture's policy: every conformance tool is a harmless
@@ -42,7 +42,11 @@ func (allowAll) Decide(context.Context, policy.Call) policy.Decision {
 // tools (so the suite exercises rein's tool path: policy, tool.Invoke,
 // result rendering); tools that need MCP's richer shapes are native.
 func newFixture(logger *slog.Logger) (*fixture, error) {
-	f := &fixture{state: newStateSigner()}
+	signer, err := mcpserver.NewStateSigner(mcpserver.StateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	f := &fixture{state: signer}
 	reinTools, err := f.reinTools()
 	if err != nil {
 		return nil, err
@@ -62,6 +66,8 @@ func newFixture(logger *slog.Logger) (*fixture, error) {
 		Version:   "1.0.0",
 		Logger:    logger,
 		TaskTools: taskToolSupport,
+		// The server and the multi-round-trip tools share one signer.
+		StateSigner: signer,
 		Features: &mcpserver.Features{
 			Tools:             f.nativeTools(),
 			Prompts:           f.prompts(),
