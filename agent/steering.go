@@ -225,7 +225,7 @@ func updatedNote(st *callState) string {
 // postToolUse runs on the goroutine that ran st's call, once its result is
 // set and before it is journaled: it notes replaced arguments and adds a
 // PostToolUse verdict's feedback and context to the result.
-func (r *run) postToolUse(st *callState) {
+func (r *run) postToolUse(ctx context.Context, st *callState) {
 	if st.updated {
 		st.result.Content = updatedNote(st) + "\n\n" + st.result.Content
 	}
@@ -235,7 +235,7 @@ func (r *run) postToolUse(st *callState) {
 	spec, _ := r.tools.Spec(st.call.Name)
 	call, res := st.call, st.result
 	call.Args = bytes.Clone(call.Args)
-	v := r.steer(r.ctx, SteerPoint{Event: SteerPostToolUse, Call: &call, Spec: &spec, Result: &res})
+	v := r.steer(ctx, SteerPoint{Event: SteerPostToolUse, Call: &call, Spec: &spec, Result: &res})
 	if v.Block && v.Reason != "" {
 		st.result.Content += "\n\nhook feedback: " + clip(v.Reason, maxHookText)
 	}

@@ -355,7 +355,7 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
 	st.structured = res.Structured
 	st.finish = res.Finish
-	r.postToolUse(st) // PostToolUse steering, before the result is journaled
+	r.postToolUse(ctx, st) // PostToolUse steering, before the result is journaled
 	if r.a.cfg.Journal != nil {
 		// Journal the result now, not when the whole turn is done: if
 		// rein dies while a sibling call still runs, a resume must find

@@ -9,30 +9,18 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 )
 
-// Models gives model activities their backend. Implementations must be
-// safe for concurrent use.
-type Models interface {
-	Provider(ctx context.Context) (model.Provider, error)
-}
-
-// Workspace is what one workspace's worker acts with: the session setup,
-// the tools and the policy (for a preset). Implementations must be safe
-// for concurrent use.
-type Workspace interface {
-	// Setup describes a session of this workspace: agent names a
-	// sub-agent definition ("" for a top-level session) at depth.
-	Setup(ctx context.Context, preset, agent string, depth int) (Setup, error)
-	// Tools returns the tools that run the calls, and the options tool.Invoke
-	// gets for them.
-	Tools(ctx context.Context, preset string) (*tool.Set, tool.InvokeOptions, error)
-	// Policy returns the policy that decides the calls.
-	Policy(ctx context.Context, preset string) (policy.Decider, error)
-}
+// Models and Workspace are what a worker acts with (see package engine).
+type (
+	Models    = engine.Models
+	Workspace = engine.Workspace
+)
 
 // heartbeatEvery is how often a running tool call tells Temporal its
 // worker is alive; the SDK throttles to at most this (WorkerOptions).
@@ -104,7 +92,7 @@ type workspaceActivities struct {
 	ws   Workspace
 }
 
-func (a *workspaceActivities) check(name string) error {
+func (a *workspaceActivities) checkName(name string) error {
 	if name != a.name {
 		return fmt.Errorf("this worker serves workspace %q, not %q (its task queue is misrouted)", a.name, name)
 	}
@@ -112,7 +100,7 @@ func (a *workspaceActivities) check(name string) error {
 }
 
 func (a *workspaceActivities) setup(ctx context.Context, in SetupInput) (Setup, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return Setup{}, failed(ctx, err)
 	}
 	st, err := a.ws.Setup(ctx, in.Preset, in.Agent, in.Depth)
@@ -123,7 +111,7 @@ func (a *workspaceActivities) setup(ctx context.Context, in SetupInput) (Setup, 
 }
 
 func (a *workspaceActivities) decide(ctx context.Context, in DecideInput) (decision, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return decision{}, failed(ctx, err)
 	}
 	d, err := a.ws.Policy(ctx, in.Preset)
@@ -145,7 +133,7 @@ func (a *workspaceActivities) decide(ctx context.Context, in DecideInput) (decis
 // earlier one died or stopped mid-call: a call that changes things is then
 // reported interrupted, never run twice.
 func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
-	if err := a.check(in.Workspace); err != nil {
+	if err := a.checkName(in.Workspace); err != nil {
 		return ToolOutput{}, failed(ctx, err)
 	}
 	if activity.GetInfo(ctx).Attempt > 1 && !in.Rerunnable {
@@ -171,7 +159,42 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 		// stopping: the retry reports the call interrupted.
 		return ToolOutput{}, ctx.Err()
 	}
-	return ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}, nil
+	out := ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}
+	if len(out.Structured) > maxPayload/4 {
+		out.Structured = nil // the content says the same for the model
+	}
+	if len(out.Content) > maxPayload/2 {
+		out.Content, _ = tool.Truncate(out.Content, maxPayload/2)
+	}
+	return out, nil
+}
+
+// check runs one verification check in the workspace.
+func (a *workspaceActivities) check(ctx context.Context, in CheckInput) (agent.CheckResult, error) {
+	if err := a.checkName(in.Workspace); err != nil {
+		return agent.CheckResult{}, failed(ctx, err)
+	}
+	stop := keepAlive(ctx)
+	res, err := a.ws.Check(ctx, in.Preset, in.Index)
+	stop()
+	if err != nil {
+		return agent.CheckResult{}, failed(ctx, err)
+	}
+	return res, nil
+}
+
+// steer runs the workspace's hooks at one point.
+func (a *workspaceActivities) steer(ctx context.Context, in SteerInput) (agent.SteerVerdict, error) {
+	if err := a.checkName(in.Workspace); err != nil {
+		return agent.SteerVerdict{}, failed(ctx, err)
+	}
+	stop := keepAlive(ctx)
+	v, err := a.ws.Steer(ctx, in.Preset, in.Point)
+	stop()
+	if err != nil {
+		return agent.SteerVerdict{}, failed(ctx, err)
+	}
+	return v, nil
 }
 
 // keepAlive heartbeats until stop is called, so a dead worker is noticed

@@ -115,3 +115,18 @@ func TestWorkflowContinuesAsNew(t *testing.T) {
 func decodeArgs(can *workflow.ContinueAsNewError, v any) error {
 	return converter.GetDefaultDataConverter().FromPayloads(can.Input, v)
 }
+
+// TestWorkflowTimeout: the session's timeout is a durable timer that
+// ends the loop Deadline and cancels the call in flight.
+func TestWorkflowTimeout(t *testing.T) {
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("c1", "write", `{"text":"ask"}`)), modeltest.Text("never"))
+	ws := newFakeWorkspace(t)
+	ws.timeout = 5 * time.Minute
+	env := newEnv(t, p, ws)
+	// The approval would wait an hour: the timeout ends it first.
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws", ApprovalTimeout: time.Hour})
+	r := result(t, env)
+	if r.Outcome != agent.Deadline || !strings.Contains(r.Reason, "timeout of 5m0s") {
+		t.Fatalf("result = %+v, want deadline", r)
+	}
+}

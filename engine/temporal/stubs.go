@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
@@ -30,6 +31,10 @@ func (m modelStub) Stream(ctx context.Context, req *model.Request) iter.Seq2[mod
 		if m.s.shouldContinueAsNew(wctx) {
 			m.s.continueAt = len(m.s.events)
 			yield(model.Event{}, errContinueAsNew)
+			return
+		}
+		if payloadSize(req) > maxPayload {
+			yield(model.Event{}, errPayloadTooLarge)
 			return
 		}
 		m.s.steps++
@@ -69,6 +74,9 @@ func (t *toolStub) Call(ctx context.Context, args json.RawMessage) (*tool.Result
 		Args: args, IdempotencyKey: tool.IdempotencyKey(ctx), Rerunnable: !t.spec.Effects.Mutating(),
 	}
 	var out ToolOutput
+	if t.spec.Effects.Mutating() {
+		t.s.mutated = true // the verification gate runs after a change
+	}
 	if err := t.s.execute(wctx, t.s.toolOptions(), activityTool, in, &out); err != nil {
 		if temporal.IsCanceledError(err) {
 			return nil, fmt.Errorf("tool %q was cancelled: the session was cancelled", t.spec.Name)
@@ -170,3 +178,48 @@ type inlineTool struct{ tool.Tool }
 
 // InlineCall implements tool.Inline.
 func (inlineTool) InlineCall() {}
+
+// verifierStub is the verification gate: the workspace's checks, each an
+// activity, after a session that ran a mutating tool (or always).
+type verifierStub struct{ s *session }
+
+func (v verifierStub) Checks(ctx context.Context, _ int) []agent.Check {
+	s := v.s
+	if !s.setup.VerifyAlways && !s.mutated {
+		return nil
+	}
+	checks := make([]agent.Check, len(s.setup.Verify))
+	for i, name := range s.setup.Verify {
+		checks[i] = agent.Check{Name: name, Run: func(ctx context.Context) agent.CheckResult {
+			wctx := workflowOf(ctx)
+			var out agent.CheckResult
+			in := CheckInput{Workspace: s.in.Workspace, Preset: s.in.Preset, Index: i, Name: name}
+			if err := s.execute(wctx, s.checkOptions(), activityCheck, in, &out); err != nil {
+				return agent.CheckResult{ExitCode: -1, Err: activityError("the check", err).Error()}
+			}
+			return out
+		}}
+	}
+	return checks
+}
+
+// steeringStub runs the workspace's hooks (Claude Code's hook points) as
+// activities on its queue. Hooks that cannot run fail closed where they
+// decide (a PreToolUse or UserPromptSubmit is blocked) and change nothing
+// elsewhere.
+type steeringStub struct{ s *session }
+
+func (st steeringStub) Steer(ctx context.Context, p agent.SteerPoint) agent.SteerVerdict {
+	wctx := workflowOf(ctx)
+	s := st.s
+	var v agent.SteerVerdict
+	in := SteerInput{Workspace: s.in.Workspace, Preset: s.in.Preset, Point: p}
+	if err := s.execute(wctx, s.setupOptions(), activitySteer, in, &v); err != nil {
+		switch p.Event {
+		case agent.SteerPreToolUse, agent.SteerUserPromptSubmit:
+			return agent.SteerVerdict{Block: true, Reason: activityError("the "+string(p.Event)+" hooks", err).Error()}
+		}
+		return agent.SteerVerdict{}
+	}
+	return v
+}

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
-	"github.com/reinharness/rein/tool"
 )
 
 // Names shared by workers and clients.
@@ -27,6 +27,8 @@ const (
 	activityModel  = "rein.Model"
 	activityDecide = "rein.Decide"
 	activityTool   = "rein.Tool"
+	activityCheck  = "rein.Check"
+	activitySteer  = "rein.Steer"
 )
 
 // Defaults of SessionInput's durations and limits.
@@ -85,6 +87,9 @@ type SessionInput struct {
 	StepsUsed int              `json:"steps_used,omitempty"`
 	Usage     model.Usage      `json:"usage"`
 	Segment   int              `json:"segment,omitempty"`
+	// Started is when the session's first run started: its timeout
+	// counts from there.
+	Started time.Time `json:"started,omitzero"`
 }
 
 // SessionResult is a finished session's outcome.
@@ -101,28 +106,9 @@ type SessionResult struct {
 }
 
 // Setup is what a session learns from its workspace's worker when it
-// starts: recorded in the history, so a replay sees the same.
-type Setup struct {
-	System       string        `json:"system"`
-	Instructions string        `json:"instructions,omitempty"`
-	Model        string        `json:"model,omitempty"`
-	Params       model.Request `json:"params"`
-	Tools        []tool.Spec   `json:"tools"`
-	// AllowedTools narrows a sub-agent (nil: every tool in Tools).
-	AllowedTools []string `json:"allowed_tools,omitempty"`
-	// Limits, as agent.Config's.
-	MaxSteps              int           `json:"max_steps,omitempty"`
-	Timeout               time.Duration `json:"timeout,omitempty"`
-	TokenBudget           int           `json:"token_budget,omitempty"`
-	MaxParallel           int           `json:"max_parallel,omitempty"`
-	ToolTimeout           time.Duration `json:"tool_timeout,omitempty"`
-	MaxResultBytes        int           `json:"max_result_bytes,omitempty"`
-	ContextWindow         int           `json:"context_window,omitempty"`
-	RepeatLimit           int           `json:"repeat_limit,omitempty"`
-	MaxConsecutiveDenials int           `json:"max_consecutive_denials,omitempty"`
-	// MaxDepth is the deepest a sub-agent may sit (0: agent's default).
-	MaxDepth int `json:"max_depth,omitempty"`
-}
+// starts (see engine.Setup): recorded in the history, so a replay sees the
+// same.
+type Setup = engine.Setup
 
 // SetupInput asks a workspace worker for a session's Setup.
 type SetupInput struct {
@@ -166,6 +152,21 @@ type ToolInput struct {
 	// Rerunnable marks a call that is safe to run again when its worker
 	// died (it reads, it changes nothing).
 	Rerunnable bool `json:"rerunnable,omitempty"`
+}
+
+// SteerInput runs the workspace's hooks at one steering point.
+type SteerInput struct {
+	Workspace string           `json:"workspace"`
+	Preset    string           `json:"preset,omitempty"`
+	Point     agent.SteerPoint `json:"point"`
+}
+
+// CheckInput runs one verification check.
+type CheckInput struct {
+	Workspace string `json:"workspace"`
+	Preset    string `json:"preset,omitempty"`
+	Index     int    `json:"index"`
+	Name      string `json:"name"`
 }
 
 // ToolOutput is a tool call's result.

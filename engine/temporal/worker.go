@@ -64,6 +64,8 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 		w.RegisterActivityWithOptions(a.setup, activity.RegisterOptions{Name: activitySetup})
 		w.RegisterActivityWithOptions(a.decide, activity.RegisterOptions{Name: activityDecide})
 		w.RegisterActivityWithOptions(a.tool, activity.RegisterOptions{Name: activityTool})
+		w.RegisterActivityWithOptions(a.check, activity.RegisterOptions{Name: activityCheck})
+		w.RegisterActivityWithOptions(a.steer, activity.RegisterOptions{Name: activitySteer})
 		workers = append(workers, w)
 		names = append(names, name)
 	}

@@ -33,6 +33,8 @@ type session struct {
 	// activities counts the activities run, for a lower bound of the
 	// history's length where the SDK cannot tell it.
 	activities int
+	timedOut   bool // the session's timeout ended the loop
+	mutated    bool // a mutating tool ran: the verification gate applies
 	result     *SessionResult
 }
 
@@ -57,12 +59,24 @@ func Workflow(wctx workflow.Context, in SessionInput) (*SessionResult, error) {
 		conv.SetPlan(in.Plan)
 	}
 
-	ctx, cancel := context.WithCancel(withWorkflow(context.Background(), wctx))
-	defer cancel()
-	workflow.Go(wctx, func(c workflow.Context) {
+	// runCtx is the loop's workflow context: the session's cancellation
+	// and its timeout both end it, and with it every activity in flight.
+	runCtx, stopRun := workflow.WithCancel(wctx)
+	ctx, cancel := context.WithCancelCause(withWorkflow(context.Background(), runCtx))
+	defer cancel(nil)
+	workflow.Go(runCtx, func(c workflow.Context) {
 		c.Done().Receive(c, nil)
-		cancel() // the session was cancelled: so is the loop
+		cancel(context.Canceled) // the session was cancelled: so is the loop
 	})
+	if left := s.timeLeft(wctx); left > 0 {
+		workflow.Go(runCtx, func(c workflow.Context) {
+			if workflow.Sleep(c, left) == nil {
+				s.timedOut = true
+				cancel(context.DeadlineExceeded) // first, so the loop reads a deadline
+				stopRun()
+			}
+		})
+	}
 
 	var out *agent.Outcome
 	for ev, err := range ag.RunWith(ctx, conv, in.Prompt, opts) {
@@ -73,7 +87,7 @@ func Workflow(wctx workflow.Context, in SessionInput) (*SessionResult, error) {
 		_ = err // the outcome carries it
 	}
 
-	if s.continueAt >= 0 && wctx.Err() == nil {
+	if s.continueAt >= 0 && runCtx.Err() == nil {
 		next := s.continuation(conv)
 		return nil, workflow.NewContinueAsNewError(wctx, WorkflowName, next)
 	}
@@ -171,15 +185,22 @@ func (s *session) newAgent(wctx workflow.Context) (*agent.Agent, agent.RunOption
 	if s.in.Model != "" {
 		name = s.in.Model
 	}
-	ag, err := agent.New(agent.Config{
+	cfg := agent.Config{
 		Provider: modelStub{s}, Model: name, System: st.System, Instructions: st.Instructions,
 		Params: st.Params, Tools: set, Policy: deciderStub{s}, Approver: approverStub{s},
 		MaxSteps: maxSteps, TokenBudget: st.TokenBudget, MaxParallel: st.MaxParallel,
 		ToolTimeout: st.ToolTimeout, MaxResultBytes: st.MaxResultBytes, ContextWindow: st.ContextWindow,
 		RepeatLimit: st.RepeatLimit, MaxConsecutiveDenials: st.MaxConsecutiveDenials,
-		Subagent: s.in.Depth > 0,
-		Clock:    workflowClock{wctx}, IDs: newWorkflowIDs(wctx), FanOut: workflowFanOut{},
-	})
+		Subagent: s.in.Depth > 0, MaxVerifyAttempts: st.MaxVerifyAttempts,
+		Clock: workflowClock{wctx}, IDs: newWorkflowIDs(wctx), FanOut: workflowFanOut{},
+	}
+	if len(st.Verify) > 0 && s.in.Depth == 0 {
+		cfg.Verifier = verifierStub{s}
+	}
+	if st.Hooks {
+		cfg.Steering = steeringStub{s}
+	}
+	ag, err := agent.New(cfg)
 	if err != nil {
 		return nil, agent.RunOptions{}, err
 	}
@@ -191,6 +212,18 @@ func (s *session) restriction() string {
 		return ""
 	}
 	return "the " + s.in.Agent + " agent's tools"
+}
+
+// timeLeft is what remains of the session's timeout ([agent] timeout),
+// counted from its first run's start across continuations; 0 means none.
+func (s *session) timeLeft(wctx workflow.Context) time.Duration {
+	if s.setup.Timeout <= 0 {
+		return 0
+	}
+	if s.in.Started.IsZero() {
+		s.in.Started = workflow.Now(wctx)
+	}
+	return max(s.setup.Timeout-workflow.Now(wctx).Sub(s.in.Started), time.Millisecond)
 }
 
 // record keeps an event for the queries.
@@ -230,7 +263,7 @@ func (s *session) execute(wctx workflow.Context, opts workflow.ActivityOptions, 
 func (s *session) continuation(conv *agent.Conversation) SessionInput {
 	next := s.in
 	next.Prompt = ""
-	next.History = conv.Messages()
+	next.History = fitHistory(conv.Messages(), maxCarried)
 	next.Plan = conv.Plan()
 	next.EventBase = s.in.EventBase + s.continueAt
 	next.StepsUsed = s.in.StepsUsed + s.steps
@@ -263,6 +296,9 @@ func (s *session) resultOf(id string, out *agent.Outcome) *SessionResult {
 		r.Usage.Add(out.Usage)
 	} else {
 		r.Error = "the session ended without an outcome"
+	}
+	if s.timedOut {
+		r.Outcome, r.Reason = agent.Deadline, "reached the session's timeout of "+s.setup.Timeout.String()
 	}
 	r.Usage.Add(s.childUsage)
 	return r
@@ -334,6 +370,14 @@ func (s *session) setupOptions() workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue: WorkspaceQueue(s.in.Queue, s.in.Workspace), StartToCloseTimeout: 2 * time.Minute,
 		HeartbeatTimeout: s.heartbeat(), RetryPolicy: retryOnlyTimeouts(10),
+	}
+}
+
+// checkOptions: the workspace queue; a check times out on its own inside.
+func (s *session) checkOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue: WorkspaceQueue(s.in.Queue, s.in.Workspace), StartToCloseTimeout: 2 * time.Hour,
+		HeartbeatTimeout: s.heartbeat(), RetryPolicy: retryOnlyTimeouts(3),
 	}
 }
 

@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -30,10 +31,15 @@ func (f fakeModels) Provider(context.Context) (model.Provider, error) { return f
 // fakeWorkspace has an echo tool (pure), a write tool (mutating) and a
 // policy that asks for "ask" and allows the rest.
 type fakeWorkspace struct {
-	set    *tool.Set
-	writes atomic.Int64
-	mu     sync.Mutex
-	order  []string
+	set     *tool.Set
+	writes  atomic.Int64
+	mu      sync.Mutex
+	order   []string
+	timeout time.Duration
+	// checks are the [verify] names; failChecks how many runs fail.
+	checks     []string
+	failChecks int
+	hooks      bool
 }
 
 type echoIn struct {
@@ -62,7 +68,7 @@ func newFakeWorkspace(t *testing.T) *fakeWorkspace {
 }
 
 func (w *fakeWorkspace) Setup(_ context.Context, _, _ string, _ int) (Setup, error) {
-	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10}, nil
+	return Setup{System: "you are a test", Tools: w.set.Specs(), MaxSteps: 10, Timeout: w.timeout, Verify: w.checks, MaxVerifyAttempts: 2, Hooks: w.hooks}, nil
 }
 
 func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOptions, error) {
@@ -71,6 +77,27 @@ func (w *fakeWorkspace) Tools(context.Context, string) (*tool.Set, tool.InvokeOp
 
 func (w *fakeWorkspace) Policy(context.Context, string) (policy.Decider, error) {
 	return askPolicy{}, nil
+}
+
+func (w *fakeWorkspace) Check(_ context.Context, _ string, index int) (agent.CheckResult, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.order = append(w.order, fmt.Sprintf("check:%d", index))
+	if w.failChecks > 0 {
+		w.failChecks--
+		return agent.CheckResult{ExitCode: 1, Output: "FAIL: TestAdd"}, nil
+	}
+	return agent.CheckResult{}, nil
+}
+
+func (w *fakeWorkspace) Steer(_ context.Context, _ string, p agent.SteerPoint) (agent.SteerVerdict, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.order = append(w.order, "steer:"+string(p.Event))
+	if p.Event == agent.SteerPreToolUse && p.Call != nil && strings.Contains(string(p.Call.Args), "forbidden") {
+		return agent.SteerVerdict{Block: true, Reason: "the hook refuses forbidden things"}, nil
+	}
+	return agent.SteerVerdict{}, nil
 }
 
 // askPolicy asks about calls whose arguments say "ask".
@@ -94,6 +121,8 @@ func newEnv(t *testing.T, p model.Provider, ws *fakeWorkspace) *testsuite.TestWo
 	env.RegisterActivityWithOptions(a.setup, activity.RegisterOptions{Name: activitySetup})
 	env.RegisterActivityWithOptions(a.decide, activity.RegisterOptions{Name: activityDecide})
 	env.RegisterActivityWithOptions(a.tool, activity.RegisterOptions{Name: activityTool})
+	env.RegisterActivityWithOptions(a.check, activity.RegisterOptions{Name: activityCheck})
+	env.RegisterActivityWithOptions(a.steer, activity.RegisterOptions{Name: activitySteer})
 	return env
 }
 
@@ -139,5 +168,57 @@ func TestWorkflowRunsToolsInParallelAndCompletes(t *testing.T) {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the model did not get %q: %s", want, text)
 		}
+	}
+}
+
+// TestWorkflowVerifies: after a change the workspace's checks run as
+// activities; a failure goes back to the model, which fixes it.
+func TestWorkflowVerifies(t *testing.T) {
+	p := modeltest.NewScripted(
+		modeltest.ToolCalls(call("c1", "write", `{"text":"bug"}`)), modeltest.Text("done"),
+		modeltest.ToolCalls(call("c2", "write", `{"text":"fix"}`)), modeltest.Text("fixed"),
+	)
+	ws := newFakeWorkspace(t)
+	ws.checks, ws.failChecks = []string{"go test ./..."}, 1
+	env := newEnv(t, p, ws)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws"})
+	r := result(t, env)
+	if r.Outcome != agent.Complete || r.Text != "fixed" {
+		t.Fatalf("result = %+v", r)
+	}
+	if got := strings.Join(ws.order, " "); got != "check:0 check:0" {
+		t.Errorf("checks ran %q, want twice", got)
+	}
+	reqs := p.Requests()
+	msgs, _ := json.Marshal(reqs[2].Messages)
+	if !strings.Contains(string(msgs), "FAIL: TestAdd") {
+		t.Errorf("the model did not read the failure: %s", msgs)
+	}
+}
+
+// TestWorkflowRunsHooks: the workspace's hooks see every steering point,
+// in order, and a PreToolUse block denies the call.
+func TestWorkflowRunsHooks(t *testing.T) {
+	p := modeltest.NewScripted(
+		modeltest.ToolCalls(call("c1", "echo", `{"text":"a"}`), call("c2", "write", `{"text":"forbidden"}`)),
+		modeltest.Text("done"),
+	)
+	ws := newFakeWorkspace(t)
+	ws.hooks = true
+	env := newEnv(t, p, ws)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws"})
+	r := result(t, env)
+	if r.Outcome != agent.Complete || ws.writes.Load() != 0 {
+		t.Fatalf("result %+v, %d writes (the hook should have blocked it)", r, ws.writes.Load())
+	}
+	got := strings.Join(ws.order, " ")
+	for _, want := range []string{"steer:SessionStart", "steer:UserPromptSubmit", "steer:PreToolUse", "echo:a", "steer:PostToolUse", "steer:Stop"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hooks ran %q, missing %s", got, want)
+		}
+	}
+	msgs, _ := json.Marshal(p.Requests()[1].Messages)
+	if !strings.Contains(string(msgs), "the hook refuses forbidden things") {
+		t.Errorf("the model did not read the hook's reason: %s", msgs)
 	}
 }

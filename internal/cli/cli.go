@@ -78,6 +78,10 @@ type App struct {
 	// (without a terminal it behaves as never). Nil means Stdin is a
 	// terminal when it is a character device.
 	IsTerminal func() bool
+
+	// extend adds commands (see MainWith); nil gives the forwarding
+	// stubs of the Temporal commands.
+	extend Extension
 }
 
 // usageError is a mistake in how rein was invoked (exit 2).
@@ -167,8 +171,8 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%s; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a),
-		a.workerCommand(), a.submitCommand(), a.statusCommand(), a.cancelCommand(), a.approveCommand())
+	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a))
+	root.AddCommand(a.extensionCommands()...)
 	return root
 }
 

@@ -29,15 +29,32 @@ func (a *App) wireHooks(cfg *config.Config, h *harness, sr *sessionRun, ac *agen
 	if sr == nil || sr.stateDir == "" {
 		return nil
 	}
+	runner, dir, err := a.hookRunner(cfg, h, sr.stateDir)
+	if err != nil || runner == nil {
+		return err
+	}
+	log := slog.New(&hookLogHandler{w: a.Stderr})
+	ac.Steering, h.steer = runner, runner
+	ac.Hooks = append(ac.Hooks, hooks.NewTranscript(dir, log))
+	if asksUser(ac.Approver) {
+		ac.Approver = &notifyingApprover{inner: ac.Approver, steer: runner, session: sr.ID}
+	}
+	return nil
+}
+
+// hookRunner builds the runner of the hooks that may run in h's
+// workspace (the user's, and the workspace's once trusted), nil when none
+// may; dir is where their transcripts live.
+func (a *App) hookRunner(cfg *config.Config, h *harness, stateDir string) (*hooks.Runner, string, error) {
 	ws := h.ws.Dir()
 	set, err := loadHooks(cfg, canonicalDir(ws))
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	a.warnHookConfig(set.warnings)
 	run := set.user
 	if len(set.project.Groups) > 0 {
-		store := &hookTrustStore{path: filepath.Join(sr.stateDir, hooksTrustFile)}
+		store := &hookTrustStore{path: filepath.Join(stateDir, hooksTrustFile)}
 		if st := store.Status(set.project, canonicalDir(ws)); st.Trusted {
 			run.Add(set.project)
 		} else {
@@ -45,22 +62,17 @@ func (a *App) wireHooks(cfg *config.Config, h *harness, sr *sessionRun, ac *agen
 		}
 	}
 	if len(run.Groups) == 0 {
-		return nil
+		return nil, "", nil
 	}
 	log := slog.New(&hookLogHandler{w: a.Stderr})
-	dir := filepath.Join(sr.stateDir, transcriptsDir)
+	dir := filepath.Join(stateDir, transcriptsDir)
 	runner, err := hooks.NewRunner(hooks.RunnerConfig{
 		Config: run, Workspace: ws, TranscriptDir: dir, Env: a.environ(), Logger: log,
 	})
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	ac.Steering, h.steer = runner, runner
-	ac.Hooks = append(ac.Hooks, hooks.NewTranscript(dir, log))
-	if asksUser(ac.Approver) {
-		ac.Approver = &notifyingApprover{inner: ac.Approver, steer: runner, session: sr.ID}
-	}
-	return nil
+	return runner, dir, nil
 }
 
 // warnUntrustedHooks says once that the workspace's hooks did not run,

@@ -34,7 +34,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory the tools are confined to (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
 	fs.StringVar(&f.common.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
-	fs.StringVar(&f.common.approve, "approve", approveNever, "calls the policy asks about: never (deny them) or auto (allow them); ask behaves as never, since a server has no terminal to ask on")
+	fs.StringVar(&f.common.approve, "approve", approveNever, "calls the policy asks about: never (deny them; a client that supports elicitation is asked instead) or auto (allow them); ask behaves as never, since a server has no terminal to ask on")
 	fs.StringVar(&f.common.stateDir, "state-dir", "", "directory for rein's state: approved rules (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --http to bind an address beyond loopback (the server has no authentication: put one in front)")
 	fs.StringSliceVar(&f.allowedOrigins, "allowed-origin", nil, "browser origin to accept besides loopback ones, e.g. https://app.example:8443 (repeatable)")
@@ -44,7 +44,8 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 // the --tools subset) served over MCP on stdio, or over Streamable HTTP
 // with --http, to any MCP client, in both protocol eras. Every call goes
 // through rein's layered policy in the workspace; a call the policy asks
-// about is denied unless --approve auto.
+// about is put to a client that supports elicitation, and otherwise
+// denied unless --approve auto.
 //
 // Exit codes: 0 when the stdio client disconnects, 1 a configuration or
 // serving failure, 2 a usage error, 130 interrupted (SIGINT or SIGTERM;
@@ -65,9 +66,11 @@ protocol eras are served: 2026-07-28 (stateless) and the initialize
 handshake (2025-11-25 and earlier).
 
 Every call is decided by rein's policy for the workspace (-C, --preset,
-[policy] in config.toml). A call the policy asks about is denied unless
---approve auto; denials reach the client as error results with the reason,
-and are shown on stderr.`,
+[policy] in config.toml). A call the policy asks about is put to the
+client as an elicitation when the client supports it (accept runs the call,
+decline or cancel denies it); for other clients it is denied unless
+--approve auto, which allows it without asking. Denials reach the client as
+error results with the reason, and are shown on stderr.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.mcpServe(cmd.Context(), &f)
@@ -104,17 +107,21 @@ func (a *App) mcpServe(ctx context.Context, f *serveFlags) error {
 	}
 	errw := &lockedWriter{w: a.Stderr}
 	srv, err := mcpserver.New(mcpserver.Config{
-		Tools:          tools,
-		Policy:         h.engine,
-		Approver:       h.approver,
-		Name:           "rein",
-		Version:        serverVersion(),
-		Instructions:   "rein's tools, confined to the workspace " + ws + "; rein's policy decides every call and explains each denial in the result.",
-		ToolTimeout:    cfg.Agent.ToolTimeout,
-		MaxResultBytes: cfg.Agent.MaxResultBytes,
-		AllowRemote:    f.allowRemote,
-		AllowedOrigins: f.allowedOrigins,
-		OnDecision:     denialPrinter(errw),
+		Tools:    tools,
+		Policy:   h.engine,
+		Approver: h.approver,
+		// --approve auto answers for the user; otherwise the client's
+		// user is asked when the client can show an elicitation.
+		ElicitApprovals: approveMode(f.common.approve) != approveAuto,
+		Name:            "rein",
+		Version:         serverVersion(),
+		Instructions:    "rein's tools, confined to the workspace " + ws + "; rein's policy decides every call and explains each denial in the result.",
+		ToolTimeout:     cfg.Agent.ToolTimeout,
+		MaxResultBytes:  cfg.Agent.MaxResultBytes,
+		AllowRemote:     f.allowRemote,
+		AllowedOrigins:  f.allowedOrigins,
+		OnDecision:      denialPrinter(errw),
+		TaskTools:       serveTaskTools(tools),
 	})
 	if err != nil {
 		return a.fail(err, nil)
@@ -218,4 +225,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// serveTaskTools offers run_command as a task-capable tool, so a client
+// can start a long build, collect it later, and cancel it (tasks/cancel
+// kills the command's process group). Other tools finish quickly.
+func serveTaskTools(tools *tool.Set) map[string]mcpserver.TaskSupport {
+	if _, ok := tools.Get("run_command"); !ok {
+		return nil
+	}
+	return map[string]mcpserver.TaskSupport{"run_command": mcpserver.TaskOptional}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
@@ -21,6 +21,21 @@ type temporalWorkspace struct {
 	flags commonFlags // the worker's flags, with this workspace's directory
 	mu    sync.Mutex
 	parts map[string]*workspaceParts
+	// maxPreset is the widest preset a session may ask for: the worker's
+	// own (its configuration's, or --max-preset). A submitter may narrow
+	// the policy, never widen it.
+	maxPreset policy.Preset
+}
+
+// presetRank orders the presets from the narrowest.
+func presetRank(p policy.Preset) int {
+	switch p {
+	case policy.PresetReadOnly:
+		return 0
+	case policy.PresetEditor:
+		return 1
+	}
+	return 2
 }
 
 // workspaceParts is the harness of one preset.
@@ -28,6 +43,8 @@ type workspaceParts struct {
 	cfg *config.Config
 	h   *harness
 	dir string
+	// steer runs the hooks that may run here; nil when none.
+	steer agent.Steering
 }
 
 func newTemporalWorkspace(a *App, flags commonFlags, dir string) *temporalWorkspace {
@@ -43,6 +60,9 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 	if p, ok := w.parts[preset]; ok {
 		return p, nil
 	}
+	if preset != "" && w.maxPreset != "" && presetRank(policy.Preset(preset)) > presetRank(w.maxPreset) {
+		return nil, fmt.Errorf("this workspace's workers allow presets up to %s, and the session asks for %s (start the workers with --max-preset %s to allow it)", w.maxPreset, preset, preset)
+	}
 	f := w.flags
 	f.preset = preset
 	cfg, dir, err := w.a.load(&f)
@@ -57,8 +77,19 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 		h.close()
 		return nil, err
 	}
+	runner, _, err := w.a.hookRunner(cfg, h, stateDir(f.stateDirFlag(), w.a.Getenv))
+	if err != nil {
+		h.close()
+		return nil, err
+	}
 	p := &workspaceParts{cfg: cfg, h: h, dir: dir}
+	if runner != nil {
+		p.steer = runner
+	}
 	w.parts[preset] = p
+	if preset == "" && w.maxPreset == "" {
+		w.maxPreset = h.engine.Preset()
+	}
 	return p, nil
 }
 
@@ -83,12 +114,20 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 		System: h.system, Instructions: w.a.loadInstructions(p.dir), Model: cfg.Model.Model,
 		Params: model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens},
 		Tools:  h.tools.Specs(), MaxSteps: cfg.Agent.MaxSteps, TokenBudget: cfg.Agent.TokenBudget,
-		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout,
+		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
+	}
+	st.Hooks = p.steer != nil
+	if v := h.verify; v != nil {
+		for _, c := range v.checks {
+			st.Verify = append(st.Verify, c.name)
+		}
+		st.VerifyAlways, st.MaxVerifyAttempts = v.always, h.maxVerify
 	}
 	if agentName == "" {
 		return st, nil
 	}
+	st.Verify = nil // sub-agents answer their parent, who is verified
 	def, ok := findAgentDef(h.agents, agentName)
 	if !ok {
 		return engine.Setup{}, fmt.Errorf("no sub-agent is called %q in this workspace", agentName)
@@ -145,6 +184,35 @@ func (w *temporalWorkspace) Tools(ctx context.Context, preset string) (*tool.Set
 	return p.h.tools, tool.InvokeOptions{Timeout: p.cfg.Agent.ToolTimeout, MaxResultBytes: p.cfg.Agent.MaxResultBytes}, nil
 }
 
+// Check implements engine.Workspace: check index of the [verify] checks,
+// run in the workspace under its sandbox as rein run runs it.
+func (w *temporalWorkspace) Check(ctx context.Context, preset string, index int) (agent.CheckResult, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return agent.CheckResult{}, err
+	}
+	v := p.h.verify
+	if v == nil || index < 0 || index >= len(v.checks) {
+		return agent.CheckResult{}, fmt.Errorf("this workspace has no verification check %d (its [verify] changed since the session started?)", index)
+	}
+	return v.run(ctx, v.checks[index]), nil
+}
+
+// Steer implements engine.Workspace: the workspace's hooks, as rein run
+// runs them (the user's, and the workspace's once trusted). Their
+// transcript_path names a file the worker does not write: the session's
+// events live in the workflow.
+func (w *temporalWorkspace) Steer(ctx context.Context, preset string, pt agent.SteerPoint) (agent.SteerVerdict, error) {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return agent.SteerVerdict{}, err
+	}
+	if p.steer == nil {
+		return agent.SteerVerdict{}, nil
+	}
+	return p.steer.Steer(ctx, pt), nil
+}
+
 // Policy implements engine.Workspace.
 func (w *temporalWorkspace) Policy(ctx context.Context, preset string) (policy.Decider, error) {
 	p, err := w.get(ctx, preset)
@@ -153,9 +221,3 @@ func (w *temporalWorkspace) Policy(ctx context.Context, preset string) (policy.D
 	}
 	return p.h.engine, nil
 }
-
-// temporalModels is the worker's model backend, from its configuration.
-type temporalModels struct{ p model.Provider }
-
-// Provider implements engine.Models.
-func (m temporalModels) Provider(context.Context) (model.Provider, error) { return m.p, nil }

@@ -24,14 +24,19 @@ const (
 // result to answer with.
 func (s *Server) admit(ctx context.Context, spec tool.Spec, args json.RawMessage) (context.Context, *sdk.CallToolResult) {
 	call := policy.Call{ID: s.callID(), Spec: spec, Args: args}
-	d := s.decide(ctx, call)
+	return s.settle(ctx, call, s.decide(ctx, call))
+}
+
+// settle acts on a final decision: it reports it, and answers a denial
+// with its reason or readies the context of an allowed call.
+func (s *Server) settle(ctx context.Context, call policy.Call, d policy.Decision) (context.Context, *sdk.CallToolResult) {
 	if s.cfg.OnDecision != nil {
 		s.cfg.OnDecision(call, d)
 	}
 	if d.Action != policy.Allow {
 		return ctx, errorResult("tool call denied: %s", d.Reason)
 	}
-	if spec.Effects.Mutating() {
+	if spec := call.Spec; spec.Effects.Mutating() {
 		ctx = tool.WithIdempotencyKey(ctx, call.ID)
 	}
 	return ctx, nil
@@ -50,7 +55,12 @@ func (s *Server) decide(ctx context.Context, c policy.Call) policy.Decision {
 			return d
 		}
 	}
-	// Anything else — Deny, a hard decision, an unknown action — denies.
+	return denial(d)
+}
+
+// denial turns anything but an approved Allow — Deny, a hard decision,
+// an unknown action — into a Deny with a reason.
+func denial(d policy.Decision) policy.Decision {
 	d.Action = policy.Deny
 	if d.Reason == "" {
 		d.Reason = "the policy does not allow this call"

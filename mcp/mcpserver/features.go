@@ -51,6 +51,22 @@ type NativeTool struct {
 	Tool    *sdk.Tool
 	Effects tool.Effects
 	Handler sdk.ToolHandler
+	// TaskSupport lets the tool run as an MCP task (see
+	// Config.TaskTools). In a task the handler may still ask for input
+	// (a result with InputRequests): the task waits as input_required
+	// until the client answers (tasks/update; for a 2025-11-25 session
+	// the server asks the client directly), then the handler is called
+	// again with the answers.
+	TaskSupport TaskSupport
+	// Gather, if set for a task-capable tool, runs before the task is
+	// created, on every round of the call, before the policy is asked: it
+	// returns a result with InputRequests while it needs more input —
+	// answered to the client as it is, so input is gathered in
+	// multi-round-trip fashion — and nil, nil once the call may start;
+	// the handler then runs in the task with the request of that last
+	// round (its InputResponses included). Gather must not act: it only
+	// decides what to ask.
+	Gather sdk.ToolHandler
 }
 
 // Prompt is a prompt and its handler.
@@ -123,17 +139,28 @@ func (s *Server) AddNativeTool(nt NativeTool) error {
 		copied.Annotations = ToolAnnotations(spec)
 		mt = &copied
 	}
-	return s.addTool(mt, s.nativeHandler(nt.Handler, spec))
+	if err := nt.TaskSupport.valid(); err != nil {
+		return fmt.Errorf("%w: native tool %q: %v", ErrConfig, nt.Tool.Name, err)
+	}
+	if err := s.addTool(mt, s.nativeHandler(nt, spec)); err != nil {
+		return err
+	}
+	s.setTaskSupport(nt.Tool.Name, nt.TaskSupport, nt.Gather != nil)
+	return nil
 }
 
 // nativeHandler puts a native tool's calls under the policy, the call
 // timeout and panic recovery.
-func (s *Server) nativeHandler(h sdk.ToolHandler, spec tool.Spec) sdk.ToolHandler {
+func (s *Server) nativeHandler(nt NativeTool, spec tool.Spec) sdk.ToolHandler {
+	h := nt.Handler
 	timeout := s.cfg.ToolTimeout
 	if timeout <= 0 {
 		timeout = tool.DefaultTimeout
 	}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		if res, gathered, err := gatherRound(ctx, nt.Gather, req); gathered {
+			return res, err
+		}
 		ctx, denied := s.admit(ctx, spec, normalizeArgs(req.Params.Arguments))
 		if denied != nil {
 			return denied, nil

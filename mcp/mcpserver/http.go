@@ -87,7 +87,11 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to, ok := routeHead(r)
-	if !ok {
+	if r.Method == http.MethodPost {
+		// Every POST body is read here (within the same bound the SDK
+		// applies): the router may need it to route, a 2025-11-25
+		// tools/call may carry a task parameter to lift, and a tasks
+		// request's Mcp-Name is checked against it.
 		body, err := readBody(w, r, rt.maxBody)
 		var tooLarge *http.MaxBytesError
 		switch {
@@ -98,7 +102,16 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "failed to read the request body", http.StatusBadRequest)
 			return
 		}
-		to = routeBody(body)
+		if checkTaskHeaders(w, r, body) {
+			return
+		}
+		if lifted, changed := liftTaskParam(body); changed {
+			r.Body = io.NopCloser(bytes.NewReader(lifted))
+			r.ContentLength = int64(len(lifted))
+		}
+		if !ok {
+			to = routeBody(body)
+		}
 	}
 	if to == toStateful {
 		rt.stateful.ServeHTTP(w, r)

@@ -127,6 +127,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		srv.Close()
 	}
 	<-errc
+	// Tasks outlive their requests but not the server: a command left
+	// running by a task is killed with it.
+	s.tasks.closeAll()
 	return nil
 }
 

@@ -10,11 +10,16 @@
 // Every tools/call goes through the policy first: Allow runs the tool under
 // tool.Invoke (timeout, panic recovery, result cap), Deny answers an
 // isError result carrying the reason, and Ask is resolved by the Approver
-// — or denied when there is none, since a server has no one to ask.
+// — or denied when there is none, since a server has no one to ask —
+// unless Config.ElicitApprovals puts it to a client that supports
+// elicitation. Tools that need their client's input mid-call answer with
+// input requests and a requestState signed by a StateSigner (SEP-2322);
+// the SDK turns those into real requests for initialize-era clients.
 //
 // The server is built on github.com/modelcontextprotocol/go-sdk and closes
 // its gaps deliberately: capabilities are advertised only for features the
-// server has (never logging or Tasks by default), cacheable results are
+// server has (never logging by default; tasks only when a tool is
+// task-capable, see Config.TaskTools), cacheable results are
 // marked "private" (rein's tools and resources describe one user's
 // workspace), and both eras share one HTTP endpoint.
 package mcpserver
@@ -103,6 +108,27 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// Logger receives the SDK's diagnostics; nil discards them.
 	Logger *slog.Logger
+	// TaskTools marks rein tools that may (TaskOptional) or must
+	// (TaskRequired) run as MCP tasks: a client starts the call, polls
+	// it with tasks/get and collects it later, and tasks/cancel cancels
+	// it (for run_command, killing its process group). Native tools say
+	// so in NativeTool.TaskSupport. The tasks capability (2025-11-25) and
+	// extension (2026-07-28) are advertised only when some tool is
+	// task-capable.
+	TaskTools map[string]TaskSupport
+	// Tasks bounds the tasks kept (zero fields take the defaults).
+	Tasks TaskLimits
+	// ElicitApprovals puts a rein tool's Ask to the calling client as an
+	// elicitation when the client supports form elicitation: accept runs
+	// the call, decline or cancel denies it. Other clients (and native
+	// tools) are resolved by Approver, as without it. Leave it off when
+	// the Approver already answers for the user (an "auto" approver).
+	ElicitApprovals bool
+	// StateSigner signs the requestState of multi-round-trip calls,
+	// the server's own (approval elicitations) and native tools' that
+	// use it. Nil makes one with a random key and the defaults; replicas
+	// behind one endpoint must share a signer's key.
+	StateSigner *StateSigner
 	// OnDecision, if set, is told every policy decision the server acts
 	// on (after approval), for logs and audit. It is called on the
 	// request's goroutine, possibly concurrently, and must not block.
@@ -125,6 +151,15 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     *router
+
+	state *StateSigner
+
+	tasks *taskStore
+	// taskMu guards support and gather: native tools may be added while
+	// the server runs.
+	taskMu  sync.Mutex
+	support map[string]TaskSupport
+	gather  map[string]bool
 }
 
 // New builds a server for cfg. It fails when cfg has no Policy, when a
@@ -153,6 +188,15 @@ func New(cfg Config) (*Server, error) {
 		origins:    origins,
 		idPrefix:   randomPrefix(),
 		approveSem: make(chan struct{}, 1),
+		tasks:      newTaskStore(cfg.Tasks),
+		support:    map[string]TaskSupport{},
+		gather:     map[string]bool{},
+	}
+	if err := checkTaskTools(cfg); err != nil {
+		return nil, err
+	}
+	if s.state = cfg.StateSigner; s.state == nil {
+		s.state, _ = NewStateSigner(StateOptions{}) // the defaults cannot fail
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, s.serverOptions())
 	if err := s.addReinTools(cfg.Tools); err != nil {
@@ -161,6 +205,10 @@ func New(cfg Config) (*Server, error) {
 	if err := s.addFeatures(cfg.Features); err != nil {
 		return nil, err
 	}
+	if err := s.addTaskMethods(); err != nil {
+		return nil, err
+	}
+	s.sdk.AddReceivingMiddleware(s.taskMiddleware)
 	return s, nil
 }
 
@@ -186,10 +234,15 @@ func (s *Server) serverOptions() *sdk.ServerOptions {
 	return opts
 }
 
-// capabilities lists what the server has, and nothing else. Tasks are
-// never advertised: the server does not implement them.
+// capabilities lists what the server has, and nothing else. The tasks
+// extension is advertised only when a tool is task-capable (the
+// 2025-11-25 tasks capability, which the SDK's type lacks, is added to
+// the initialize result by the task middleware).
 func (s *Server) capabilities(f *Features) *sdk.ServerCapabilities {
 	caps := &sdk.ServerCapabilities{}
+	if declaresTaskTools(s.cfg) {
+		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
+	}
 	if s.cfg.Tools.Len() > 0 || len(f.Tools) > 0 {
 		caps.Tools = &sdk.ToolCapabilities{ListChanged: f.ListChanged}
 	}
@@ -217,12 +270,14 @@ func (s *Server) setCacheable(_ context.Context, _ sdk.Request, c *sdk.Cacheable
 	c.TTLMs = int(s.cfg.CacheTTL / time.Millisecond)
 }
 
-// Close ends every session the server holds (stdio and HTTP alike); their
-// in-flight calls are cancelled. The server may still accept new ones.
+// Close ends every session the server holds (stdio and HTTP alike) and
+// cancels every task; their in-flight calls are cancelled. The server may
+// still accept new ones.
 func (s *Server) Close() {
 	for ss := range s.sdk.Sessions() {
 		ss.Close()
 	}
+	s.tasks.closeAll()
 }
 
 // callID returns a new call ID, unique within this process: the policy

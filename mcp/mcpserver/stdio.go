@@ -18,8 +18,13 @@ import (
 // first. in and out are not closed; out must not be written by anyone else
 // while the server runs (a stray byte corrupts the stream).
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	t := &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
-	err := s.sdk.Run(ctx, t)
+	// Tasks started over this connection end with it: nobody is left to
+	// collect them, and a command they run must not outlive the server.
+	connCtx, hangUp := context.WithCancel(ctx)
+	defer hangUp()
+	connCtx = context.WithValue(connCtx, connDoneKey{}, connCtx.Done())
+	t := liftingTransport{&sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	err := s.sdk.Run(connCtx, t)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -28,6 +28,7 @@ func (s *Server) addReinTools(set *tool.Set) error {
 		if err := s.addTool(mt, s.reinHandler(t, spec)); err != nil {
 			return err
 		}
+		s.setTaskSupport(spec.Name, s.cfg.TaskTools[spec.Name], false)
 	}
 	return nil
 }
@@ -131,9 +132,9 @@ func ToolAnnotations(spec tool.Spec) *sdk.ToolAnnotations {
 func (s *Server) reinHandler(t tool.Tool, spec tool.Spec) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		args := normalizeArgs(req.Params.Arguments)
-		ctx, denied := s.admit(ctx, spec, args)
-		if denied != nil {
-			return denied, nil
+		ctx, answer, err := s.admitRein(ctx, req, spec, args)
+		if answer != nil || err != nil {
+			return answer, err
 		}
 		return callResult(tool.Invoke(ctx, t, args, s.invoke)), nil
 	}

@@ -35,6 +35,9 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatalf("suite failed (%v); scenarios:\n%s", err, scenarioLines(string(out)))
 			}
+			if rev == "2026-07-28" {
+				checkTasksScenarios(t, string(out))
+			}
 		})
 	}
 }
@@ -133,4 +136,24 @@ func scenarioLines(out string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// checkTasksScenarios fails unless the suite ran the tasks extension's
+// scenarios and every one passed: the suite does not score extensions,
+// but rein's server implements this one (issue 12).
+func checkTasksScenarios(t *testing.T, out string) {
+	t.Helper()
+	ran := 0
+	for _, m := range scenarioRE.FindAllStringSubmatch(out, -1) {
+		if !strings.HasPrefix(m[2], "tasks-") {
+			continue
+		}
+		ran++
+		if m[1] != "✓" {
+			t.Errorf("tasks scenario %s failed: %s passed, %s failed", m[2], m[3], m[4])
+		}
+	}
+	if ran == 0 {
+		t.Error("the suite ran no tasks-* scenario")
+	}
 }

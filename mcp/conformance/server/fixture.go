@@ -26,7 +26,7 @@ const (
 // its tools share.
 type fixture struct {
 	srv   *mcpserver.Server
-	state *stateSigner
+	state *mcpserver.StateSigner
 }
 
 // allowAll is the fixture's policy: every conformance tool is a harmless
@@ -42,21 +42,32 @@ func (allowAll) Decide(context.Context, policy.Call) policy.Decision {
 // tools (so the suite exercises rein's tool path: policy, tool.Invoke,
 // result rendering); tools that need MCP's richer shapes are native.
 func newFixture(logger *slog.Logger) (*fixture, error) {
-	f := &fixture{state: newStateSigner()}
+	signer, err := mcpserver.NewStateSigner(mcpserver.StateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	f := &fixture{state: signer}
 	reinTools, err := f.reinTools()
 	if err != nil {
 		return nil, err
 	}
-	set, err := tool.NewSet(reinTools...)
+	taskTools, err := taskReinTools()
+	if err != nil {
+		return nil, err
+	}
+	set, err := tool.NewSet(append(reinTools, taskTools...)...)
 	if err != nil {
 		return nil, err
 	}
 	f.srv, err = mcpserver.New(mcpserver.Config{
-		Tools:   set,
-		Policy:  allowAll{},
-		Name:    "rein-conformance-server",
-		Version: "1.0.0",
-		Logger:  logger,
+		Tools:     set,
+		Policy:    allowAll{},
+		Name:      "rein-conformance-server",
+		Version:   "1.0.0",
+		Logger:    logger,
+		TaskTools: taskToolSupport,
+		// The server and the multi-round-trip tools share one signer.
+		StateSigner: signer,
 		Features: &mcpserver.Features{
 			Tools:             f.nativeTools(),
 			Prompts:           f.prompts(),

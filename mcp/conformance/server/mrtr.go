@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinharness/rein/mcp/mcpserver"
@@ -21,54 +15,28 @@ import (
 // needs the client's input answers with inputRequests, and the client
 // calls again with inputResponses (and the requestState it was given).
 // The server keeps nothing between rounds; what it must remember travels
-// in requestState, signed so a client cannot forge it.
+// in requestState, signed by mcpserver.StateSigner so a client cannot
+// forge it, keep it past its expiry or move it onto another call.
 
-// stateSigner signs requestState with a per-process key.
-type stateSigner struct{ key []byte }
-
-func newStateSigner() *stateSigner {
-	key := make([]byte, 32)
-	rand.Read(key) // never fails (crypto/rand since Go 1.24)
-	return &stateSigner{key: key}
-}
-
-var errBadState = errors.New("requestState failed its integrity check")
-
-// sign returns payload with its MAC: base64url(payload) "." base64url(mac).
-func (s *stateSigner) sign(payload string) string {
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(s.mac(payload))
-}
-
-// open verifies a state made by sign and returns its payload.
-func (s *stateSigner) open(state string) (string, error) {
-	enc := base64.RawURLEncoding
-	body, sig, ok := strings.Cut(state, ".")
-	if !ok {
-		return "", errBadState
+// open verifies a retry's requestState (mcpserver.StateSigner: signed,
+// bound to this tool and these arguments, unexpired) and checks that it
+// is the round's: a state must be one issued for purpose.
+func (f *fixture) open(req *sdk.CallToolRequest) (string, error) {
+	data, err := f.state.Open(req)
+	if err != nil {
+		return "", mcpserver.StateError(err)
 	}
-	payload, err1 := enc.DecodeString(body)
-	mac, err2 := enc.DecodeString(sig)
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(string(payload))) {
-		return "", errBadState
-	}
-	// The decoder skips newlines and tolerates stray bits; accept only
-	// the exact encoding sign produced, so a state has one spelling.
-	if enc.EncodeToString(payload) != body || enc.EncodeToString(mac) != sig {
-		return "", errBadState
-	}
-	return string(payload), nil
+	return string(data), nil
 }
 
-func (s *stateSigner) mac(payload string) []byte {
-	h := hmac.New(sha256.New, s.key)
-	h.Write([]byte(payload))
-	return h.Sum(nil)
+// ask answers with input requests and a state carrying payload.
+func (f *fixture) ask(req *sdk.CallToolRequest, requests sdk.InputRequestMap, payload string) (*sdk.CallToolResult, error) {
+	return f.state.Ask(req, requests, []byte(payload))
 }
 
-// invalidState is the JSON-RPC error for a forged or corrupted state.
-func invalidState(err error) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + err.Error()}
+// invalidState refuses a state that verified but is not this round's.
+func invalidState(why string) error {
+	return mcpserver.StateError(fmt.Errorf("%w: %s", mcpserver.ErrRequestState, why))
 }
 
 func (f *fixture) inputRequiredTools() []mcpserver.NativeTool {
@@ -159,38 +127,39 @@ func askRoots(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult,
 // only when the retry carries that state unaltered.
 func (f *fixture) askConfirm(purpose string) sdk.ToolHandler {
 	return func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		if st := req.Params.RequestState; st != "" {
-			payload, err := f.state.open(st)
-			if err == nil && payload != purpose {
-				err = fmt.Errorf("%w: it was issued for another tool", errBadState)
-			}
+		if req.Params.RequestState != "" {
+			payload, err := f.open(req)
 			if err != nil {
-				return nil, invalidState(err)
+				return nil, err
+			}
+			if payload != purpose {
+				return nil, invalidState("it was issued for another tool")
 			}
 			if accepted(req.Params.InputResponses, "confirm") != nil {
 				return text("state-ok: requestState received and confirmation accepted"), nil
 			}
 		}
-		return &sdk.CallToolResult{
-			InputRequests: sdk.InputRequestMap{"confirm": &sdk.ElicitParams{
-				Message: "Please confirm",
-				RequestedSchema: &jsonschema.Schema{
-					Type:       "object",
-					Properties: map[string]*jsonschema.Schema{"ok": {Type: "boolean"}},
-					Required:   []string{"ok"},
-				},
-			}},
-			RequestState: f.state.sign(purpose),
-		}, nil
+		return f.ask(req, sdk.InputRequestMap{"confirm": &sdk.ElicitParams{
+			Message: "Please confirm",
+			RequestedSchema: &jsonschema.Schema{
+				Type:       "object",
+				Properties: map[string]*jsonschema.Schema{"ok": {Type: "boolean"}},
+				Required:   []string{"ok"},
+			},
+		}}, purpose)
 	}
 }
 
 // askAll asks for a name, a sampled greeting and the roots in one round,
 // with a signed state, and completes once all three came back.
 func (f *fixture) askAll(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	if st := req.Params.RequestState; st != "" {
-		if payload, err := f.state.open(st); err != nil || payload != "multiple_inputs" {
-			return nil, invalidState(errBadState)
+	if req.Params.RequestState != "" {
+		payload, err := f.open(req)
+		if err != nil {
+			return nil, err
+		}
+		if payload != "multiple_inputs" {
+			return nil, invalidState("it was issued for another tool")
 		}
 	}
 	in := req.Params.InputResponses
@@ -200,44 +169,35 @@ func (f *fixture) askAll(_ context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	if name != "" && haveGreeting && haveRoots && roots != nil {
 		return text("%s %s — %d root(s) visible", greeting, name, len(roots.Roots)), nil
 	}
-	return &sdk.CallToolResult{
-		InputRequests: sdk.InputRequestMap{
-			"user_name":    nameRequest("What is your name?"),
-			"greeting":     samplingRequest("Generate a greeting", 50),
-			"client_roots": &sdk.ListRootsParams{},
-		},
-		RequestState: f.state.sign("multiple_inputs"),
-	}, nil
+	return f.ask(req, sdk.InputRequestMap{
+		"user_name":    nameRequest("What is your name?"),
+		"greeting":     samplingRequest("Generate a greeting", 50),
+		"client_roots": &sdk.ListRootsParams{},
+	}, "multiple_inputs")
 }
 
 // multiRound asks for a name, then a colour, then completes. The round
 // and the name so far travel in the signed state.
 func (f *fixture) multiRound(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	round, name := "", ""
-	if st := req.Params.RequestState; st != "" {
-		payload, err := f.state.open(st)
+	if req.Params.RequestState != "" {
+		payload, err := f.open(req)
 		if err != nil {
-			return nil, invalidState(err)
+			return nil, err
 		}
 		round, name, _ = strings.Cut(payload, ":")
 	}
 	switch round {
 	case "":
-		return &sdk.CallToolResult{
-			InputRequests: sdk.InputRequestMap{"step1": nameRequest("Step 1: What is your name?")},
-			RequestState:  f.state.sign("1:"),
-		}, nil
+		return f.ask(req, sdk.InputRequestMap{"step1": nameRequest("Step 1: What is your name?")}, "1:")
 	case "1":
 		name, _ = accepted(req.Params.InputResponses, "step1")["name"].(string)
 		if name == "" {
 			name = "unknown"
 		}
-		return &sdk.CallToolResult{
-			InputRequests: sdk.InputRequestMap{"step2": &sdk.ElicitParams{
-				Message: "Step 2: What is your favorite color?", RequestedSchema: stringSchema("color"),
-			}},
-			RequestState: f.state.sign("2:" + name),
-		}, nil
+		return f.ask(req, sdk.InputRequestMap{"step2": &sdk.ElicitParams{
+			Message: "Step 2: What is your favorite color?", RequestedSchema: stringSchema("color"),
+		}}, "2:"+name)
 	case "2":
 		color, _ := accepted(req.Params.InputResponses, "step2")["color"].(string)
 		if color == "" {
@@ -245,7 +205,7 @@ func (f *fixture) multiRound(_ context.Context, req *sdk.CallToolRequest) (*sdk.
 		}
 		return text("Multi-round complete: %s likes %s", name, color), nil
 	}
-	return nil, invalidState(fmt.Errorf("%w: unknown round %q", errBadState, round))
+	return nil, invalidState(fmt.Sprintf("unknown round %q", round))
 }
 
 // askPerCapabilities asks only for the input kinds the request's declared

@@ -73,6 +73,7 @@ func (f *fixture) nativeTools() []mcpserver.NativeTool {
 		native("test_trigger_tool_change", "Changes the tool list, so subscribed clients get notifications/tools/list_changed (SEP-2575)", f.triggerToolChange),
 		native("test_trigger_prompt_change", "Changes the prompt list, so subscribed clients get notifications/prompts/list_changed (SEP-2575)", f.triggerPromptChange),
 	}
+	tools = append(tools, taskNativeTools()...)
 	return append(tools, f.inputRequiredTools()...)
 }
 

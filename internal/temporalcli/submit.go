@@ -1,4 +1,4 @@
-package cli
+package temporalcli
 
 import (
 	"context"
@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/config"
 	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/internal/cli"
 )
 
 // submitFlags are rein submit's own flags.
@@ -30,7 +32,7 @@ type submitFlags struct {
 	concurrency           int
 }
 
-func (a *App) submitCommand() *cobra.Command {
+func submitCommand(a *cli.App) *cobra.Command {
 	var f submitFlags
 	cmd := &cobra.Command{
 		Use:   "submit --temporal HOST:PORT [flags] PROMPT | --batch tasks.jsonl --out results.jsonl",
@@ -46,7 +48,7 @@ from the file, so running the batch again collects its sessions instead of
 running them twice.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.submit(cmd.Context(), &f, args)
+			return a.Fail(submit(a, cmd.Context(), &f, args))
 		},
 	}
 	fl := cmd.Flags()
@@ -55,7 +57,7 @@ running them twice.`,
 	fl.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor or full (default: the workspace's)")
 	fl.StringVar(&f.id, "id", "", "the session id (default a new one)")
 	fl.StringVarP(&f.model, "model", "m", "", "model name (default: the workers' configuration)")
-	fl.StringVar(&f.format, "format", formatText, "with --follow: text or stream-json")
+	fl.StringVar(&f.format, "format", cli.FormatText, "with --follow: text or stream-json")
 	fl.BoolVar(&f.follow, "follow", false, "stream the session's events until it ends, and exit with its status")
 	fl.DurationVar(&f.approvalTimeout, "approval-timeout", 0, "deny a call nobody approved within this (default [temporal] approval_timeout, 10m)")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls of the session (default: the workspace's)")
@@ -65,24 +67,24 @@ running them twice.`,
 	return cmd
 }
 
-func (a *App) submit(ctx context.Context, f *submitFlags, args []string) error {
+func submit(a *cli.App, ctx context.Context, f *submitFlags, args []string) error {
 	switch {
 	case f.batch == "" && len(args) != 1:
-		return usagef("rein submit needs a PROMPT (or --batch FILE)")
+		return cli.Usagef("rein submit needs a PROMPT (or --batch FILE)")
 	case f.batch != "" && len(args) > 0:
-		return usagef("--batch takes its prompts from the file; drop the PROMPT argument")
+		return cli.Usagef("--batch takes its prompts from the file; drop the PROMPT argument")
 	case f.batch != "" && f.out == "":
-		return usagef("--batch needs --out FILE for the results")
+		return cli.Usagef("--batch needs --out FILE for the results")
 	case f.batch != "" && (f.follow || f.id != ""):
-		return usagef("--follow and --id apply to one session, not to --batch")
+		return cli.Usagef("--follow and --id apply to one session, not to --batch")
 	case f.concurrency < 1 || f.concurrency > 1000:
-		return usagef("--concurrency must be between 1 and 1000")
-	case f.format != formatText && f.format != formatStreamJSON:
-		return usagef("--format must be text or stream-json")
+		return cli.Usagef("--concurrency must be between 1 and 1000")
+	case f.format != cli.FormatText && f.format != cli.FormatStreamJSON:
+		return cli.Usagef("--format must be text or stream-json")
 	case f.approvalTimeout < 0 || f.maxSteps < 0:
-		return usagef("--approval-timeout and --max-steps cannot be negative")
+		return cli.Usagef("--approval-timeout and --max-steps cannot be negative")
 	}
-	c, s, cfg, dir, err := a.temporalClient(&f.tf)
+	c, s, cfg, dir, err := temporalClient(a, &f.tf)
 	if err != nil {
 		return err
 	}
@@ -98,9 +100,9 @@ func (a *App) submit(ctx context.Context, f *submitFlags, args []string) error {
 		in.Workspace = filepath.Base(dir)
 	}
 	if f.batch != "" {
-		return a.submitBatch(ctx, c, f, in)
+		return submitBatch(a, ctx, c, f, in)
 	}
-	prompt, err := a.readPrompt(args[0])
+	prompt, err := a.ReadPrompt(args[0])
 	if err != nil {
 		return err
 	}
@@ -118,38 +120,38 @@ func (a *App) submit(ctx context.Context, f *submitFlags, args []string) error {
 	if !f.follow {
 		return nil
 	}
-	return a.followSession(ctx, c, id, f.format, newExplainer(cfg.Model))
+	return followSession(a, ctx, c, id, f.format, cfg)
 }
 
 // followSession streams a session's events through rein run's renderer
 // and exits with its status. An interrupt stops following, not the
 // session.
-func (a *App) followSession(ctx context.Context, c client.Client, id, format string, ex *explainer) error {
+func followSession(a *cli.App, ctx context.Context, c client.Client, id, format string, cfg *config.Config) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	r := newRenderer(format, a.Stdout, a.Stderr, ex)
+	r := a.NewEventRenderer(format, cfg)
 	res, err := engine.Follow(ctx, c, id, 0, func(raw json.RawMessage) error {
 		var ev agent.Event
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return fmt.Errorf("session %s sent an event rein cannot read: %w", id, err)
 		}
-		r.event(ev)
+		r.Event(ev)
 		return nil
 	})
 	if ctx.Err() != nil {
 		fmt.Fprintf(a.Stderr, "rein: stopped following %s; the session goes on (rein status %s)\n", id, id)
-		return &exitError{code: ExitInterrupted}
+		return cli.ExitWith(cli.ExitInterrupted)
 	}
 	if err != nil {
 		return err
 	}
 	out := &agent.Outcome{Kind: res.Outcome, Text: res.Text, Steps: res.Steps, ToolCalls: res.ToolCalls, Usage: res.Usage, Err: res.Error, Reason: res.Reason}
-	r.finish(out, res.Error)
-	if code := exitCode(res.Outcome); code != ExitOK {
+	r.Finish(out, res.Error)
+	if code := cli.ExitCode(res.Outcome); code != cli.ExitOK {
 		if res.Reason != "" || res.Error != "" {
-			fmt.Fprintf(a.Stderr, "rein: session %s ended %s: %s\n", id, res.Outcome, oneLine(firstNonEmpty(res.Error, res.Reason)))
+			fmt.Fprintf(a.Stderr, "rein: session %s ended %s: %s\n", id, res.Outcome, cli.OneLine(firstNonEmpty(res.Error, res.Reason)))
 		}
-		return &exitError{code: code}
+		return cli.ExitWith(code)
 	}
 	return nil
 }
@@ -164,7 +166,7 @@ func firstNonEmpty(ss ...string) string {
 }
 
 // submitBatch runs a batch file.
-func (a *App) submitBatch(ctx context.Context, c client.Client, f *submitFlags, in engine.SessionInput) error {
+func submitBatch(a *cli.App, ctx context.Context, c client.Client, f *submitFlags, in engine.SessionInput) error {
 	abs, err := filepath.Abs(f.batch)
 	if err != nil {
 		return err
@@ -175,7 +177,7 @@ func (a *App) submitBatch(ctx context.Context, c client.Client, f *submitFlags, 
 	}
 	tasks, lines, err := engine.ParseTasks(abs, data)
 	if err != nil {
-		return &usageError{msg: err.Error()}
+		return cli.Usagef("%s", err.Error())
 	}
 	out, err := os.OpenFile(f.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -195,16 +197,16 @@ func (a *App) submitBatch(ctx context.Context, c client.Client, f *submitFlags, 
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(a.Stderr, "rein submit: interrupted; the sessions started go on, and running the batch again collects them")
-		return &exitError{code: ExitInterrupted}
+		return cli.ExitWith(cli.ExitInterrupted)
 	case err != nil:
 		return err
 	case sum.Errors > 0:
-		return &exitError{code: ExitFailed}
+		return cli.ExitWith(cli.ExitFailed)
 	}
 	return out.Close()
 }
 
-func (a *App) statusCommand() *cobra.Command {
+func statusCommand(a *cli.App) *cobra.Command {
 	var (
 		tf     temporalFlags
 		format string
@@ -214,23 +216,23 @@ func (a *App) statusCommand() *cobra.Command {
 		Short: "Show a Temporal session's state, pending approvals and outcome",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != formatText && format != formatJSON {
-				return usagef("--format must be text or json")
+			if format != cli.FormatText && format != cli.FormatJSON {
+				return cli.Usagef("--format must be text or json")
 			}
-			c, _, _, _, err := a.temporalClient(&tf)
+			c, _, _, _, err := temporalClient(a, &tf)
 			if err != nil {
-				return err
+				return a.Fail(err)
 			}
 			defer c.Close()
-			return a.printStatus(cmd.Context(), c, args[0], format)
+			return a.Fail(printStatus(a, cmd.Context(), c, args[0], format))
 		},
 	}
 	tf.register(cmd.Flags())
-	cmd.Flags().StringVar(&format, "format", formatText, "text or json")
+	cmd.Flags().StringVar(&format, "format", cli.FormatText, "text or json")
 	return cmd
 }
 
-func (a *App) printStatus(ctx context.Context, c client.Client, id, format string) error {
+func printStatus(a *cli.App, ctx context.Context, c client.Client, id, format string) error {
 	closed, err := engine.Closed(ctx, c, id)
 	if err != nil {
 		return err
@@ -245,7 +247,7 @@ func (a *App) printStatus(ctx context.Context, c client.Client, id, format strin
 	if closed != "" && closed != "completed" {
 		st.State = closed
 	}
-	if format == formatJSON {
+	if format == cli.FormatJSON {
 		b, err := json.Marshal(st)
 		if err != nil {
 			return err
@@ -264,10 +266,10 @@ func (a *App) printStatus(ctx context.Context, c client.Client, id, format strin
 	if o := st.Outcome; o != nil {
 		fmt.Fprintf(a.Stdout, "  outcome: %s after %d model calls, %d tool calls\n", o.Outcome, o.Steps, o.ToolCalls)
 		if o.Reason != "" || o.Error != "" {
-			fmt.Fprintf(a.Stdout, "  reason: %s\n", oneLine(firstNonEmpty(o.Error, o.Reason)))
+			fmt.Fprintf(a.Stdout, "  reason: %s\n", cli.OneLine(firstNonEmpty(o.Error, o.Reason)))
 		}
 		if o.Text != "" {
-			fmt.Fprintf(a.Stdout, "  answer: %s\n", clip(oneLine(o.Text), 300))
+			fmt.Fprintf(a.Stdout, "  answer: %s\n", clip(cli.OneLine(o.Text), 300))
 		}
 	}
 	return nil
@@ -286,20 +288,20 @@ func clip(s string, n int) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-func (a *App) cancelCommand() *cobra.Command {
+func cancelCommand(a *cli.App) *cobra.Command {
 	var tf temporalFlags
 	cmd := &cobra.Command{
 		Use:   "cancel --temporal HOST:PORT ID",
 		Short: "Cancel a Temporal session and its sub-agents",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, _, _, err := a.temporalClient(&tf)
+			c, _, _, _, err := temporalClient(a, &tf)
 			if err != nil {
-				return err
+				return a.Fail(err)
 			}
 			defer c.Close()
 			if err := engine.Cancel(cmd.Context(), c, args[0]); err != nil {
-				return err
+				return a.Fail(err)
 			}
 			fmt.Fprintf(a.Stderr, "rein: cancellation of %s requested\n", args[0])
 			return nil
@@ -309,7 +311,7 @@ func (a *App) cancelCommand() *cobra.Command {
 	return cmd
 }
 
-func (a *App) approveCommand() *cobra.Command {
+func approveCommand(a *cli.App) *cobra.Command {
 	var (
 		tf     temporalFlags
 		reason string
@@ -325,16 +327,16 @@ func (a *App) approveCommand() *cobra.Command {
 				allow = true
 			case "deny", "no", "n":
 			default:
-				return usagef("the answer must be allow or deny, not %q", args[2])
+				return cli.Usagef("the answer must be allow or deny, not %q", args[2])
 			}
-			c, _, _, _, err := a.temporalClient(&tf)
+			c, _, _, _, err := temporalClient(a, &tf)
 			if err != nil {
-				return err
+				return a.Fail(err)
 			}
 			defer c.Close()
 			msg, err := engine.Approve(cmd.Context(), c, args[0], engine.ApproveInput{CallID: args[1], Allow: allow, Reason: reason, By: "cli"})
 			if err != nil {
-				return err
+				return a.Fail(err)
 			}
 			fmt.Fprintf(a.Stderr, "rein: %s\n", msg)
 			return nil

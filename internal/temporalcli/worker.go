@@ -1,11 +1,10 @@
-package cli
+package temporalcli
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,13 +12,20 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/reinharness/rein/config"
 	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/internal/cli"
+	"github.com/reinharness/rein/model"
 )
+
+// Commands are the Temporal commands: rein worker, submit, status, cancel
+// and approve (cmd/rein-temporal's extension of rein's command line).
+func Commands(a *cli.App) []*cobra.Command {
+	return []*cobra.Command{workerCommand(a), submitCommand(a), statusCommand(a), cancelCommand(a), approveCommand(a)}
+}
 
 // The Temporal commands: rein worker serves sessions, rein submit starts
 // them (one, or a batch), rein status / cancel / approve act on one. None
@@ -28,29 +34,28 @@ import (
 
 // dialTemporal connects to the Temporal service. The SDK's log goes to
 // stderr, warnings only, so stdout stays the command's.
-func (a *App) dialTemporal(s temporalSettings) (client.Client, error) {
+func dialTemporal(a *cli.App, s temporalSettings) (client.Client, error) {
 	c, err := client.Dial(client.Options{
 		HostPort: s.address, Namespace: s.namespace,
-		Logger: tlog.NewStructuredLogger(slog.New(&warningHandler{w: a.Stderr})),
+		Logger: tlog.NewStructuredLogger(a.WarningLogger()),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("connecting to Temporal at %s (namespace %s): %v", s.address, s.namespace, oneLine(err.Error()))
+		return nil, fmt.Errorf("connecting to Temporal at %s (namespace %s): %v", s.address, s.namespace, cli.OneLine(err.Error()))
 	}
 	return c, nil
 }
 
 // loadClientConfig loads the configuration of a client command: the
 // current workspace's layers, for [temporal] and [model].
-func (a *App) loadClientConfig(configFile string) (*config.Config, string, error) {
-	var cf commonFlags
-	cf.register(pflag.NewFlagSet("client", pflag.ContinueOnError))
-	cf.configFile = configFile
-	return a.load(&cf)
+func loadClientConfig(a *cli.App, configFile string) (*config.Config, string, error) {
+	var mf cli.ModelFlags
+	mf.SetConfigFile(configFile)
+	return a.LoadConfig(&mf, "")
 }
 
 // temporalClient loads the settings and dials.
-func (a *App) temporalClient(tf *temporalFlags) (client.Client, temporalSettings, *config.Config, string, error) {
-	cfg, dir, err := a.loadClientConfig(tf.configFile)
+func temporalClient(a *cli.App, tf *temporalFlags) (client.Client, temporalSettings, *config.Config, string, error) {
+	cfg, dir, err := loadClientConfig(a, tf.configFile)
 	if err != nil {
 		return nil, temporalSettings{}, nil, "", err
 	}
@@ -58,7 +63,7 @@ func (a *App) temporalClient(tf *temporalFlags) (client.Client, temporalSettings
 	if err != nil {
 		return nil, temporalSettings{}, nil, "", err
 	}
-	c, err := a.dialTemporal(s)
+	c, err := dialTemporal(a, s)
 	if err != nil {
 		return nil, temporalSettings{}, nil, "", err
 	}
@@ -68,7 +73,7 @@ func (a *App) temporalClient(tf *temporalFlags) (client.Client, temporalSettings
 // workspaceArg is one --workspace of rein worker: [NAME=]DIR.
 type workspaceArg struct{ name, dir string }
 
-func (a *App) parseWorkspaces(args []string) ([]workspaceArg, error) {
+func parseWorkspaces(a *cli.App, args []string) ([]workspaceArg, error) {
 	if len(args) == 0 {
 		wd, err := a.Getwd()
 		if err != nil {
@@ -83,7 +88,7 @@ func (a *App) parseWorkspaces(args []string) ([]workspaceArg, error) {
 		if !ok || strings.ContainsRune(name, filepath.Separator) {
 			name, dir = "", arg
 		}
-		abs, err := a.workspace(dir)
+		abs, err := a.ResolveWorkspace(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +99,7 @@ func (a *App) parseWorkspaces(args []string) ([]workspaceArg, error) {
 			return nil, err
 		}
 		if seen[name] {
-			return nil, usagef("two workspaces are named %q: name one NAME=DIR", name)
+			return nil, cli.Usagef("two workspaces are named %q: name one NAME=DIR", name)
 		}
 		seen[name] = true
 		out = append(out, workspaceArg{name: name, dir: abs})
@@ -102,11 +107,12 @@ func (a *App) parseWorkspaces(args []string) ([]workspaceArg, error) {
 	return out, nil
 }
 
-func (a *App) workerCommand() *cobra.Command {
+func workerCommand(a *cli.App) *cobra.Command {
 	var (
 		tf         temporalFlags
-		cf         commonFlags
+		mf         cli.ModelFlags
 		workspaces []string
+		maxPreset  string
 	)
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT [--workspace [NAME=]DIR]...",
@@ -122,50 +128,51 @@ get 10 s; a call whose worker dies is reported to the model as interrupted,
 never run twice.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.serveWorker(cmd.Context(), &tf, cf, workspaces)
+			return a.Fail(serveWorker(a, cmd.Context(), &tf, &mf, workspaces, maxPreset))
 		},
 	}
-	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
-	cf.register(fs)
-	for _, name := range []string{"endpoint", "api-key", "model", "provider", "config", "state-dir"} {
-		cmd.Flags().AddFlag(fs.Lookup(name))
-	}
+	mf.Register(cmd.Flags())
 	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&maxPreset, "max-preset", "", "the widest policy preset a session may ask for with rein submit --preset (default: the workspace's configured preset, editor unless [policy] preset says otherwise)")
 	cmd.Flags().StringArrayVar(&workspaces, "workspace", nil, "a workspace this worker holds, [NAME=]DIR (repeatable; default the current directory, named after its base name)")
 	return cmd
 }
 
-func (a *App) serveWorker(ctx context.Context, tf *temporalFlags, cf commonFlags, args []string) error {
-	wss, err := a.parseWorkspaces(args)
+func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.ModelFlags, args []string, maxPreset string) error {
+	wss, err := parseWorkspaces(a, args)
 	if err != nil {
 		return err
 	}
-	first := cf
-	first.workspace = wss[0].dir
-	cfg, _, err := a.load(&first)
+	cfg, _, err := a.LoadConfig(mf, wss[0].dir)
 	if err != nil {
 		return err
 	}
+	tf.configFile = mf.ConfigFile()
 	s, err := loadTemporal(cfg, tf)
 	if err != nil {
 		return err
 	}
-	p, err := newProvider(cfg.Model)
+	p, err := cli.NewProvider(cfg)
 	if err != nil {
 		return err
 	}
 	held := map[string]engine.Workspace{}
 	for _, w := range wss {
-		tw := newTemporalWorkspace(a, cf, w.dir)
-		defer tw.close()
+		tw := a.OpenWorkspace(mf, w.dir)
+		defer tw.Close()
+		if maxPreset != "" {
+			if err := tw.SetMaxPreset(maxPreset); err != nil {
+				return err
+			}
+		}
 		// Build the default harness now: a broken workspace fails the
 		// start, not the first session.
-		if _, err := tw.get(ctx, ""); err != nil {
+		if err := tw.Warm(ctx); err != nil {
 			return fmt.Errorf("workspace %s (%s): %w", w.name, w.dir, err)
 		}
 		held[w.name] = tw
 	}
-	c, err := a.dialTemporal(s)
+	c, err := dialTemporal(a, s)
 	if err != nil {
 		return err
 	}
@@ -173,7 +180,7 @@ func (a *App) serveWorker(ctx context.Context, tf *temporalFlags, cf commonFlags
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = engine.Serve(ctx, engine.WorkerConfig{
-		Client: c, Queue: s.queue, Models: temporalModels{p}, Workspaces: held,
+		Client: c, Queue: s.queue, Models: models{p}, Workspaces: held,
 		Ready: func(queue string, _ []string) {
 			for _, w := range wss {
 				fmt.Fprintf(a.Stderr, "rein worker: workspace %s (%s): queue %s\n", w.name, w.dir, engine.WorkspaceQueue(queue, w.name))
@@ -194,3 +201,9 @@ func newSessionID() string {
 	_, _ = rand.Read(b[:])
 	return "s" + hex.EncodeToString(b[:])
 }
+
+// models is the worker's model backend, from its configuration.
+type models struct{ p model.Provider }
+
+// Provider implements engine.Models.
+func (m models) Provider(context.Context) (model.Provider, error) { return m.p, nil }

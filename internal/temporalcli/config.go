@@ -1,4 +1,4 @@
-package cli
+package temporalcli
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinharness/rein/config"
 	engine "github.com/reinharness/rein/engine/temporal"
+	"github.com/reinharness/rein/internal/cli"
 )
 
 // temporalSection is the [temporal] table:
@@ -105,7 +106,7 @@ func loadTemporal(cfg *config.Config, f *temporalFlags) (temporalSettings, error
 		out.queue = f.queue
 	}
 	if out.address == "" {
-		return temporalSettings{}, usagef("no Temporal service: pass --temporal HOST:PORT or set [temporal] address (for a local try: temporal server start-dev)")
+		return temporalSettings{}, cli.Usagef("no Temporal service: pass --temporal HOST:PORT or set [temporal] address (for a local try: temporal server start-dev)")
 	}
 	return out, nil
 }
@@ -113,11 +114,11 @@ func loadTemporal(cfg *config.Config, f *temporalFlags) (temporalSettings, error
 // validateQueue refuses names Temporal would take but a person would not.
 func validateName(what, v string) error {
 	if len(v) > 200 {
-		return usagef("%s is too long (%d bytes; at most 200)", what, len(v))
+		return cli.Usagef("%s is too long (%d bytes; at most 200)", what, len(v))
 	}
 	for _, r := range v {
 		if r < 0x21 || r == 0x7f {
-			return usagef("%s %q contains spaces or control characters", what, v)
+			return cli.Usagef("%s %q contains spaces or control characters", what, v)
 		}
 	}
 	return nil
