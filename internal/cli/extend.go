@@ -81,9 +81,15 @@ func (a *App) execExtension(args []string) error {
 		}
 		path = p
 	}
+	// An App given its own environment (tests) passes that on; Main's
+	// App reads the process's (Getenv is os.Getenv, Environ lists
+	// nothing), whose whole environment — HOME, XDG_*, PATH, API keys —
+	// the extension needs, as rein itself would have used it.
 	env := os.Environ()
-	if a.Getenv != nil && a.Environ != nil {
-		env = a.Environ()
+	if a.Environ != nil {
+		if own := a.Environ(); own != nil {
+			env = own
+		}
 	}
 	err := syscall.Exec(path, append([]string{path}, args...), env)
 	return fmt.Errorf("running %s: %w", path, err)
