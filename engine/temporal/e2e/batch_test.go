@@ -53,9 +53,9 @@ func TestBatchTwentySessions(t *testing.T) {
 	out := filepath.Join(c.root, "results.jsonl")
 
 	h1 := c.newHome("w1", workerConfig)
-	w1 := c.startWorker("worker 1", h1, ws)
+	w1 := c.startWorker("worker 1", h1, ws, fullPreset...)
 	h2 := c.newHome("w2", workerConfig)
-	w2 := c.startWorker("worker 2", h2, ws)
+	w2 := c.startWorker("worker 2", h2, ws, fullPreset...)
 	start := time.Now()
 	batch := c.start("rein submit --batch", c.newHome("client", workerConfig), ws, append(append([]string{"submit"}, c.temporalFlags()...),
 		"--workspace", "ws", "--preset", "full", "--batch", taskFile, "--concurrency", "4", "--out", out)...)
@@ -68,7 +68,7 @@ func TestBatchTwentySessions(t *testing.T) {
 	})
 	t.Logf("%d results after %s: restarting worker 1 (SIGTERM)", len(fileLines(t, out)), time.Since(start).Round(time.Millisecond))
 	w1.stop(t)
-	c.startWorker("worker 1 again", h1, ws)
+	c.startWorker("worker 1 again", h1, ws, fullPreset...)
 	waitFor(t, "12 results", 3*time.Minute, func() bool {
 		if batch.exited() {
 			t.Fatalf("the batch ended (%d) before 12 results\nstderr:\n%s", batch.exitCode, batch.stderr)
@@ -77,7 +77,7 @@ func TestBatchTwentySessions(t *testing.T) {
 	})
 	t.Logf("%d results after %s: kill -9 of worker 2, then a new one", len(fileLines(t, out)), time.Since(start).Round(time.Millisecond))
 	w2.kill(t)
-	c.startWorker("worker 2 again", h2, ws)
+	c.startWorker("worker 2 again", h2, ws, fullPreset...)
 
 	if code := batch.wait(t, 5*time.Minute); code != 0 {
 		t.Fatalf("rein submit --batch exited %d\nstderr:\n%s", code, batch.stderr)

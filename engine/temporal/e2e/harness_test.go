@@ -52,9 +52,11 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-// reinBinary builds cmd/rein once per test binary, in rein's own module
-// (so the worker is built from rein's go.mod, not this module's), and
-// returns its path.
+// reinBinary builds cmd/rein and cmd/rein-temporal side by side, once
+// per test binary, in rein's own module (so that they are built from
+// rein's go.mod, not this module's), and returns rein's path. rein runs
+// the Temporal commands by exec of the rein-temporal next to it (same
+// pid), so the tests drive them through rein as a user does.
 func reinBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -66,10 +68,11 @@ func reinBinary(t testing.TB) string {
 		binPath = filepath.Join(binDir, "rein")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", binPath, "github.com/reinharness/rein/cmd/rein")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+"/",
+			"github.com/reinharness/rein/cmd/rein", "github.com/reinharness/rein/cmd/rein-temporal")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build ./cmd/rein: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build ./cmd/rein ./cmd/rein-temporal: %v\n%s", err, out)
 		}
 	})
 	if binErr != nil {
@@ -130,6 +133,11 @@ type home struct {
 	dir string
 	env []string
 }
+
+// fullPreset lets a worker run sessions that ask for the full preset
+// (workers cap the preset a session may ask for, by default at the
+// workspace's configured one).
+var fullPreset = []string{"--max-preset", "full"}
 
 // workerConfig is the [temporal] part of the configuration of the
 // processes that take part in a Temporal session: a short heartbeat
@@ -205,7 +213,13 @@ func (c *cluster) start(name string, h *home, dir string, args ...string) *proc 
 
 func startProc(t testing.TB, name string, h *home, dir string, hardLimit time.Duration, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(reinBinary(t), args...)
+	return startProcBinary(t, name, reinBinary(t), h, dir, hardLimit, args...)
+}
+
+// startProcBinary is startProc for another binary than the one built.
+func startProcBinary(t testing.TB, name, bin string, h *home, dir string, hardLimit time.Duration, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = h.env
 	// Its own process group, so that the cleanup reaches the commands a
@@ -298,12 +312,12 @@ type worker struct {
 	workspace string
 }
 
-// startWorker starts `rein worker` serving workspace and waits for its
-// ready line.
-func (c *cluster) startWorker(name string, h *home, workspace string) *worker {
+// startWorker starts `rein worker` serving workspace, with more flags,
+// and waits for its ready line.
+func (c *cluster) startWorker(name string, h *home, workspace string, flags ...string) *worker {
 	c.t.Helper()
 	args := append([]string{"worker"}, c.temporalFlags()...)
-	args = append(args, "--workspace", workspace)
+	args = append(append(args, "--workspace", workspace), flags...)
 	w := &worker{proc: c.start(name, h, workspace, args...), workspace: workspace}
 	w.waitReady(c.t)
 	return w

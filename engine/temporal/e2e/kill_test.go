@@ -35,8 +35,8 @@ func TestKillWorkerMidCommand(t *testing.T) {
 	ref := c.start("rein run (embedded)", c.newHome("ref", ""), refWS, "run", "--preset", "full", "--output-format", "stream-json", prompt)
 
 	ws := c.dir("ws")
-	w1 := c.startWorker("worker 1", c.newHome("w1", workerConfig), ws)
-	w2 := c.startWorker("worker 2", c.newHome("w2", workerConfig), ws)
+	w1 := c.startWorker("worker 1", c.newHome("w1", workerConfig), ws, fullPreset...)
+	w2 := c.startWorker("worker 2", c.newHome("w2", workerConfig), ws, fullPreset...)
 	sub := c.start("rein submit", c.newHome("client", workerConfig), ws, append(append([]string{"submit"}, c.temporalFlags()...),
 		"--workspace", "ws", "--preset", "full", "--follow", "--format", "stream-json", prompt)...)
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,8 @@ func (tr *trap) count() int {
 // answers from the model and connects to no Temporal frontend — neither
 // the default port 7233 nor one named by the SDK's TEMPORAL_ADDRESS
 // variable — and the Temporal commands refuse to start without an
-// address, with exit 2 and a line naming --temporal.
+// address, with exit 2 and a line naming --temporal (or, for a rein
+// installed without rein-temporal, naming that binary).
 func TestNoTemporalWithoutFlag(t *testing.T) {
 	m := newFakeModel(t)
 	m.script("plain", fixed(textStep("no temporal here")))
@@ -98,5 +100,16 @@ func TestNoTemporalWithoutFlag(t *testing.T) {
 		if n := tr.count(); n != 0 {
 			t.Errorf("the commands without an address connected %d times to %s", n, what)
 		}
+	}
+
+	// rein alone, without rein-temporal beside it or on PATH, says where
+	// the Temporal commands live.
+	alone := filepath.Join(root, "alone", "rein")
+	mkdir(t, filepath.Dir(alone))
+	copyBinary(t, reinBinary(t), alone)
+	bare.env = append(bare.env[:len(bare.env):len(bare.env)], "PATH=/usr/bin:/bin")
+	p := startProcBinary(t, "rein alone worker", alone, bare, ws, 30*time.Second, "worker", "--temporal", "127.0.0.1:1")
+	if code := p.wait(t, 30*time.Second); code != 2 || !strings.Contains(p.stderr.String(), "rein-temporal") {
+		t.Errorf("rein worker without rein-temporal: exit %d stderr %q, want exit 2 naming rein-temporal", code, p.stderr)
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestSubagentCancel(t *testing.T) {
 	c := newCluster(t)
 	ws := c.dir("ws")
-	w := c.startWorker("worker", c.newHome("w", workerConfig), ws)
+	w := c.startWorker("worker", c.newHome("w", workerConfig), ws, fullPreset...)
 	rc := c.newClient(ws)
 
 	// The general agent only reads: the child is a project agent that may
@@ -40,10 +40,10 @@ func TestSubagentCancel(t *testing.T) {
 		t.Fatalf("rein submit --id %s printed %q", parent, id)
 	}
 	deadline := time.Now().Add(90 * time.Second)
-	for len(fileLines(t, filepath.Join(ws, "child-marker"))) == 0 {
-		if time.Now().After(deadline) {
+	for i := 1; len(fileLines(t, filepath.Join(ws, "child-marker"))) == 0; i++ {
+		if time.Now().After(deadline) || i%50 == 0 && rc.status(parent).State != "running" {
 			s := rc.status(parent)
-			t.Fatalf("the child's command did not start within 90 s; parent %s, children %v, pending %+v, outcome %+v; model requests: parent %d, child %d (tool results %q)\nworker:\n%s",
+			t.Fatalf("the child's command did not start (within 90 s); parent %s, children %v, pending %+v, outcome %+v; model requests: parent %d, child %d (tool results %q)\nworker:\n%s",
 				s.State, s.Children, s.Pending, s.Outcome, len(c.model.requestsFor("parent")), len(c.model.requestsFor("child")), childResults(c.model), w.stderr)
 		}
 		time.Sleep(20 * time.Millisecond)
