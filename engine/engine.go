@@ -68,6 +68,11 @@ type Workspace interface {
 	Policy(ctx context.Context, preset string) (policy.Decider, error)
 	// Check runs verification check index of Setup.Verify.
 	Check(ctx context.Context, preset string, index int) (agent.CheckResult, error)
+	// LastChange is the sequence number of the workspace journal's last
+	// change; Changes are the changes since seq that the call with
+	// idempotency key callKey made (for file.change events).
+	LastChange(ctx context.Context, preset string) int64
+	Changes(ctx context.Context, preset string, since int64, callKey string) []agent.FileChange
 	// Steer runs the workspace's hooks at one steering point.
 	Steer(ctx context.Context, preset string, p agent.SteerPoint) (agent.SteerVerdict, error)
 }

@@ -22,6 +22,10 @@ type (
 	Workspace = engine.Workspace
 )
 
+// maxChanges bounds the file changes one call reports (a command's writes
+// are not journaled; a patch may touch many files).
+const maxChanges = 1000
+
 // heartbeatEvery is how often a running tool call tells Temporal its
 // worker is alive; the SDK throttles to at most this (WorkerOptions).
 const heartbeatEvery = time.Second
@@ -151,6 +155,7 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 	if in.IdempotencyKey != "" {
 		callCtx = tool.WithIdempotencyKey(callCtx, in.IdempotencyKey)
 	}
+	before := a.ws.LastChange(ctx, in.Preset)
 	stop := keepAlive(ctx)
 	res := tool.Invoke(callCtx, t, in.Args, opts)
 	stop()
@@ -160,6 +165,12 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 		return ToolOutput{}, ctx.Err()
 	}
 	out := ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}
+	if in.IdempotencyKey != "" {
+		out.Changes = a.ws.Changes(ctx, in.Preset, before, in.IdempotencyKey)
+		if len(out.Changes) > maxChanges {
+			out.Changes = out.Changes[:maxChanges]
+		}
+	}
 	if len(out.Structured) > maxPayload/4 {
 		out.Structured = nil // the content says the same for the model
 	}

@@ -85,6 +85,9 @@ func (t *toolStub) Call(ctx context.Context, args json.RawMessage) (*tool.Result
 		// the call may have run, so it is reported interrupted.
 		return &tool.Result{Content: interruptedText(t.spec.Name, err.Error()), IsError: true}, nil
 	}
+	if len(out.Changes) > 0 {
+		t.s.changes[in.CallID] = out.Changes
+	}
 	return &tool.Result{Content: out.Content, IsError: out.IsError, Structured: out.Structured, Finish: out.Finish}, nil
 }
 

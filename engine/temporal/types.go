@@ -177,6 +177,8 @@ type ToolOutput struct {
 	Finish     bool            `json:"finish,omitempty"`
 	// Interrupted reports a call whose worker died while it ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Changes are the files the call changed, from the workspace journal.
+	Changes []agent.FileChange `json:"changes,omitempty"`
 }
 
 // ApproveInput answers the pending approval of CallID.

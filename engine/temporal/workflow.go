@@ -35,12 +35,16 @@ type session struct {
 	activities int
 	timedOut   bool // the session's timeout ended the loop
 	mutated    bool // a mutating tool ran: the verification gate applies
-	result     *SessionResult
+	// changes are the file changes of calls whose results are not yet
+	// recorded, by call id: recorded as file.change events after them,
+	// as rein run's session journals them.
+	changes map[string][]agent.FileChange
+	result  *SessionResult
 }
 
 // Workflow is the session workflow; register it as WorkflowName.
 func Workflow(wctx workflow.Context, in SessionInput) (*SessionResult, error) {
-	s := &session{in: in, answers: map[string]ApproveInput{}, continueAt: -1}
+	s := &session{in: in, answers: map[string]ApproveInput{}, continueAt: -1, changes: map[string][]agent.FileChange{}}
 	if err := s.register(wctx); err != nil {
 		return nil, err
 	}
@@ -234,6 +238,14 @@ func (s *session) record(ev agent.Event) {
 	}
 	s.events = append(s.events, b)
 	s.eventBytes += len(b)
+	if ev.Type != agent.EventToolResult || ev.ToolResult == nil {
+		return
+	}
+	id := ev.ToolResult.CallID
+	for _, c := range s.changes[id] {
+		s.record(agent.Event{Type: agent.EventFileChange, RunID: ev.RunID, Step: ev.Step, Time: ev.Time, AgentPath: ev.AgentPath, FileChange: &c})
+	}
+	delete(s.changes, id)
 }
 
 // shouldContinueAsNew reports, before a model call, that the history has

@@ -40,6 +40,8 @@ type fakeWorkspace struct {
 	checks     []string
 	failChecks int
 	hooks      bool
+	// lastWriteKey is the idempotency key of the last write call.
+	lastWriteKey string
 }
 
 type echoIn struct {
@@ -55,8 +57,11 @@ func newFakeWorkspace(t *testing.T) *fakeWorkspace {
 		w.mu.Unlock()
 		return "echo " + in.Text, nil
 	})
-	write := tool.Func("write", "writes", func(_ context.Context, in echoIn) (string, error) {
+	write := tool.Func("write", "writes", func(ctx context.Context, in echoIn) (string, error) {
 		w.writes.Add(1)
+		w.mu.Lock()
+		w.lastWriteKey = tool.IdempotencyKey(ctx)
+		w.mu.Unlock()
 		return "wrote " + in.Text, nil
 	}, tool.WithEffects(tool.Effects{WritesFiles: true}))
 	set, err := tool.NewSet(echo, write)
@@ -98,6 +103,17 @@ func (w *fakeWorkspace) Steer(_ context.Context, _ string, p agent.SteerPoint) (
 		return agent.SteerVerdict{Block: true, Reason: "the hook refuses forbidden things"}, nil
 	}
 	return agent.SteerVerdict{}, nil
+}
+
+func (w *fakeWorkspace) LastChange(context.Context, string) int64 { return 0 }
+
+func (w *fakeWorkspace) Changes(_ context.Context, _ string, _ int64, key string) []agent.FileChange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lastWriteKey != key {
+		return nil
+	}
+	return []agent.FileChange{{Path: "out.txt", Kind: "modify", CallKey: key}}
 }
 
 // askPolicy asks about calls whose arguments say "ask".
@@ -160,6 +176,29 @@ func TestWorkflowRunsToolsInParallelAndCompletes(t *testing.T) {
 	if ws.writes.Load() != 1 {
 		t.Errorf("write ran %d times", ws.writes.Load())
 	}
+	// The write's file change is journaled right after its result, as
+	// rein run's session does.
+	v, err := env.QueryWorkflow(EventsQuery, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page EventsPage
+	if err := v.Get(&page); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, raw := range page.Events {
+		var ev agent.Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == agent.EventToolResult || ev.Type == agent.EventFileChange {
+			kinds = append(kinds, string(ev.Type)+":"+firstNonEmpty(ev.ToolResult, ev.FileChange))
+		}
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "tool.result:c3 file.change:out.txt") || !page.Done {
+		t.Errorf("events %s (done %v)", got, page.Done)
+	}
 	reqs := p.Requests()
 	last := reqs[len(reqs)-1].Messages
 	got := last[len(last)-1]
@@ -221,4 +260,11 @@ func TestWorkflowRunsHooks(t *testing.T) {
 	if !strings.Contains(string(msgs), "the hook refuses forbidden things") {
 		t.Errorf("the model did not read the hook's reason: %s", msgs)
 	}
+}
+
+func firstNonEmpty(r *model.ToolResult, c *agent.FileChange) string {
+	if r != nil {
+		return r.CallID
+	}
+	return c.Path
 }

@@ -198,6 +198,32 @@ func (w *temporalWorkspace) Check(ctx context.Context, preset string, index int)
 	return v.run(ctx, v.checks[index]), nil
 }
 
+// LastChange implements engine.Workspace.
+func (w *temporalWorkspace) LastChange(ctx context.Context, preset string) int64 {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return 0
+	}
+	return lastSeq(p.h.ws)
+}
+
+// Changes implements engine.Workspace: the journal's changes since seq
+// made by the call with idempotency key key.
+func (w *temporalWorkspace) Changes(ctx context.Context, preset string, since int64, key string) []agent.FileChange {
+	p, err := w.get(ctx, preset)
+	if err != nil {
+		return nil
+	}
+	var out []agent.FileChange
+	for _, c := range p.h.ws.ChangesSince(since) {
+		if c.CallID == key {
+			out = append(out, agent.FileChange{Path: c.Path, Kind: c.Kind(), CallKey: c.CallID,
+				BeforeHash: c.Before.Hash, AfterHash: c.After.Hash, AfterSize: c.After.Size})
+		}
+	}
+	return out
+}
+
 // Steer implements engine.Workspace: the workspace's hooks, as rein run
 // runs them (the user's, and the workspace's once trusted). Their
 // transcript_path names a file the worker does not write: the session's
