@@ -90,6 +90,7 @@ func TestKillWorkerMidCommand(t *testing.T) {
 	if !strings.Contains(next.Results[0], "interrupted") {
 		t.Errorf("the tool result the model got = %q, want it to say the call was interrupted", next.Results[0])
 	}
+	t.Logf("the model was told: %q", next.Results[0])
 	t.Logf("timings: kill → model told interrupted %s; kill → session complete %s",
 		next.At.Sub(killedAt).Round(time.Millisecond), finishedAt.Sub(killedAt).Round(time.Millisecond))
 
