@@ -7,5 +7,7 @@
 //
 //	cd engine/temporal/e2e && go test -count=1 -p 1 ./...
 //
-// after `go mod tidy` here whenever rein's own dependencies change.
+// Its go.mod pins go.temporal.io/sdk and go.temporal.io/api at rein's
+// versions, with a go.temporal.io/server that builds with them: keep them
+// in step with rein's go.mod (then `go mod tidy` here).
 package e2e
