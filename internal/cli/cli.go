@@ -79,9 +79,9 @@ type App struct {
 	// terminal when it is a character device.
 	IsTerminal func() bool
 
-	// extend adds commands (see MainWith); nil gives the forwarding
-	// stubs of the Temporal commands.
-	extend Extension
+	// Extend adds commands (see MainWith); nil gives the stubs that
+	// forward the Temporal commands to ExtensionBinary.
+	Extend Extension
 }
 
 // usageError is a mistake in how rein was invoked (exit 2).

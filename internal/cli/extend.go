@@ -41,15 +41,15 @@ func MainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd, Interrupts: sigs, extend: ext}
+	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd, Interrupts: sigs, Extend: ext}
 	return app.Run(ctx, args)
 }
 
 // extensionCommands are ext's commands, or stubs that run ExtensionBinary
 // in place of this process (same pid, arguments and environment).
 func (a *App) extensionCommands() []*cobra.Command {
-	if a.extend != nil {
-		return a.extend(a)
+	if a.Extend != nil {
+		return a.Extend(a)
 	}
 	var out []*cobra.Command
 	for _, name := range ExtensionCommands {
