@@ -25,6 +25,11 @@ type WorkerConfig struct {
 	// StopTimeout is how long running activities get when the worker
 	// stops (default 10 s).
 	StopTimeout time.Duration
+	// ReplayEveryTask keeps no workflow in memory between its tasks, so
+	// every task replays the session's whole history: slow, and a
+	// check that the loop is deterministic (a divergence fails the task
+	// with Temporal's nondeterminism error). It applies to the process.
+	ReplayEveryTask bool
 	// Ready, when set, is called once every queue is being polled.
 	Ready func(queue string, workspaces []string)
 }
@@ -52,6 +57,9 @@ func Serve(ctx context.Context, cfg WorkerConfig) error {
 		MaxHeartbeatThrottleInterval:     heartbeatEvery,
 		DefaultHeartbeatThrottleInterval: heartbeatEvery,
 		WorkerStopTimeout:                stop,
+	}
+	if cfg.ReplayEveryTask {
+		worker.SetStickyWorkflowCacheSize(0)
 	}
 	shared := worker.New(cfg.Client, queue, opts)
 	shared.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})

@@ -113,6 +113,7 @@ func workerCommand(a *cli.App) *cobra.Command {
 		mf         cli.ModelFlags
 		workspaces []string
 		maxPreset  string
+		replayAll  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT [--workspace [NAME=]DIR]...",
@@ -128,17 +129,18 @@ get 10 s; a call whose worker dies is reported to the model as interrupted,
 never run twice.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.Fail(serveWorker(a, cmd.Context(), &tf, &mf, workspaces, maxPreset))
+			return a.Fail(serveWorker(a, cmd.Context(), &tf, &mf, workspaces, maxPreset, replayAll))
 		},
 	}
 	mf.Register(cmd.Flags())
 	tf.register(cmd.Flags())
 	cmd.Flags().StringVar(&maxPreset, "max-preset", "", "the widest policy preset a session may ask for with rein submit --preset (default: the workspace's configured preset, editor unless [policy] preset says otherwise)")
+	cmd.Flags().BoolVar(&replayAll, "replay-every-task", false, "keep no session in memory between its workflow tasks, replaying its whole history each time: slow; a check that sessions replay deterministically")
 	cmd.Flags().StringArrayVar(&workspaces, "workspace", nil, "a workspace this worker holds, [NAME=]DIR (repeatable; default the current directory, named after its base name)")
 	return cmd
 }
 
-func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.ModelFlags, args []string, maxPreset string) error {
+func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.ModelFlags, args []string, maxPreset string, replayAll bool) error {
 	wss, err := parseWorkspaces(a, args)
 	if err != nil {
 		return err
@@ -180,7 +182,7 @@ func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.Mod
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = engine.Serve(ctx, engine.WorkerConfig{
-		Client: c, Queue: s.queue, Models: models{p}, Workspaces: held,
+		Client: c, Queue: s.queue, Models: models{p}, Workspaces: held, ReplayEveryTask: replayAll,
 		Ready: func(queue string, _ []string) {
 			for _, w := range wss {
 				fmt.Fprintf(a.Stderr, "rein worker: workspace %s (%s): queue %s\n", w.name, w.dir, engine.WorkspaceQueue(queue, w.name))
