@@ -413,3 +413,26 @@ func httpRecorder(h http.Handler, p *taskPeer) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// TestTaskEverythingResearch: the TypeScript SDK's everything server
+// (2025-11-25 experimental tasks) lists simulate-research-query as
+// requiring a task; rein runs it through its four one-second stages,
+// its status messages reaching the call's progress, and collects the
+// report with tasks/result.
+func TestTaskEverythingResearch(t *testing.T) {
+	m, _ := newManager(t, Config{Servers: []ServerConfig{{Name: "every", Command: nodeBin(t), Args: []string{everythingJS(t), "stdio"}}}})
+	ctx := testCtx(t, 60*time.Second)
+	tools := mustTools(t, ctx, m)
+	var progress []string
+	var mu sync.Mutex
+	pctx := tool.WithProgress(ctx, func(s string) { mu.Lock(); progress = append(progress, s); mu.Unlock() })
+	res := call(t, pctx, toolByName(t, tools, "every__simulate-research-query"), `{"topic":"tide pools"}`)
+	if res.IsError || !strings.Contains(res.Content, "tide pools") {
+		t.Fatalf("result = %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(progress, "\n"), "Analyzing content") {
+		t.Errorf("progress = %q, want the task's stages", progress)
+	}
+}
