@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -219,8 +218,8 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 	if probe > 0 {
 		c.AddSendingMiddleware(probeMiddleware(probe, probeTimedOut))
 	}
-	for _, r := range s.m.cfg.Roots {
-		c.AddRoots(&sdk.Root{URI: "file://" + filepath.ToSlash(r), Name: filepath.Base(r)}) //nolint:staticcheck // roots are offered only when configured
+	if len(s.m.cfg.Roots) > 0 {
+		c.AddRoots(s.rootList()...) //nolint:staticcheck // roots are offered only when configured
 	}
 	return c
 }

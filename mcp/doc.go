@@ -30,7 +30,9 @@
 //   - MCP tasks for tools that require them (and, with tasks = "always",
 //     for those that allow them): the call starts a task, which is polled
 //     with backoff, collected, and cancelled when the call is; the task's
-//     status reaches the call's progress. The SDK has no task support, so
+//     status reaches the call's progress, and a task's questions are
+//     answered through the Interaction (2026-07-28 tasks/update, or the
+//     session in 2025-11-25). The SDK has no task support, so
 //     rein carries the task fields past it on the raw messages (see
 //     taskwire.go). A tool that requires a task rein cannot run (an era
 //     without tasks, the legacy SSE transport, tasks = "never") is not

@@ -61,6 +61,8 @@ type wireTask struct {
 	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Error          *jsonrpc.Error  `json:"error,omitempty"`
+	// InputRequests are what a parked 2026-07-28 task asks (taskinput.go).
+	InputRequests map[string]inputRequest `json:"inputRequests,omitempty"`
 }
 
 func (t *wireTask) interval() time.Duration {
@@ -84,6 +86,7 @@ func registerTaskMethods(c *sdk.Client) {
 	_ = sdk.AddSendingCustomMethod[*taskIDParams, *wireTask](c, "tasks/get")
 	_ = sdk.AddSendingCustomMethod[*taskIDParams, *wireTask](c, "tasks/cancel")
 	_ = sdk.AddSendingCustomMethod[*taskIDParams, *sdk.CallToolResult](c, "tasks/result")
+	_ = sdk.AddSendingCustomMethod[*taskUpdateParams, *ackResult](c, "tasks/update")
 }
 
 // taskSupport reads a listed tool's execution.taskSupport.
@@ -154,7 +157,7 @@ func createdTask(res *sdk.CallToolResult) (*wireTask, bool) {
 // interrupted call does.
 func (s *server) followTask(ctx context.Context, sess *session, remote, exposed string, t *wireTask) (*sdk.CallToolResult, error) {
 	what := fmt.Sprintf("task %s of %q", t.TaskID, remote)
-	delay, said := taskPollMin, ""
+	delay, said, rounds := taskPollMin, "", 0
 	for {
 		if msg := statusLine(t); msg != said {
 			s.reportTaskStatus(ctx, exposed, msg)
@@ -163,11 +166,18 @@ func (s *server) followTask(ctx context.Context, sess *session, remote, exposed 
 		if t.ended() {
 			return s.taskOutcome(ctx, sess, what, t)
 		}
-		if t.Status == "input_required" && sess.era >= ProtocolModern {
-			s.cancelTask(ctx, sess, t.TaskID)
-			return nil, fmt.Errorf("mcp server %q: %s asks for input through tasks/update, which rein does not answer yet; the task was cancelled", s.cfg.Name, what)
+		if t.Status == "input_required" && sess.era >= ProtocolModern && len(t.InputRequests) > 0 {
+			if rounds++; rounds > maxTaskInputRounds {
+				s.cancelTask(ctx, sess, t.TaskID)
+				return nil, fmt.Errorf("mcp server %q: %s asked for input more than %d times; the task was cancelled", s.cfg.Name, what, maxTaskInputRounds)
+			}
+			if err := s.answerTaskInput(ctx, sess, what, t); err != nil {
+				s.cancelTask(ctx, sess, t.TaskID)
+				return nil, fmt.Errorf("%w; the task was cancelled", err)
+			}
+			delay = taskPollMin // the answer should move it on soon
 		}
-		if t.Status == "input_required" {
+		if t.Status == "input_required" && sess.era < ProtocolModern {
 			// 2025-11-25: tasks/result blocks and carries the server's
 			// requests for input over the session meanwhile.
 			return s.taskOutcome(ctx, sess, what, t)

@@ -24,7 +24,8 @@ import (
 
 // taskPeer is rein's own MCP server, serving task tools over loopback
 // HTTP: slow (required, ~300 ms), broken (required, fails), block
-// (required, runs until cancelled), opt (optional) and plain (no tasks).
+// (required, runs until cancelled), ask (required, asks for a color),
+// opt (optional) and plain (no tasks).
 // It records the methods it was sent.
 type taskPeer struct {
 	url       string
@@ -115,6 +116,15 @@ func (p *taskPeer) server() (*mcpserver.Server, error) {
 				<-ctx.Done()
 				p.cancelled <- struct{}{}
 				return nil, ctx.Err()
+			}),
+			native("ask", mcpserver.TaskRequired, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				if r, ok := req.Params.InputResponses["color"].(*sdk.ElicitResult); ok {
+					return textResult(fmt.Sprintf("color: %s %v", r.Action, r.Content["color"])), nil
+				}
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"color": &sdk.ElicitParams{
+					Message:         "Which color?",
+					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"color": map[string]any{"type": "string"}}},
+				}}}, nil
 			}),
 			native("opt", mcpserver.TaskOptional, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				return textResult("opt done"), nil
@@ -339,7 +349,7 @@ func TestTaskModes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tl := range tools {
-			if n := tl.Spec().Name; n == "peer__slow" || n == "peer__broken" || n == "peer__block" {
+			if n := tl.Spec().Name; n == "peer__slow" || n == "peer__broken" || n == "peer__block" || n == "peer__ask" {
 				t.Errorf("%s offered with tasks = never", n)
 			}
 		}
@@ -350,7 +360,7 @@ func TestTaskModes(t *testing.T) {
 	for _, q := range pr.all() {
 		notes = append(notes, q.Err.Error())
 	}
-	if len(notes) != 3 || !strings.Contains(strings.Join(notes, "\n"), `tool "slow" is not offered: it must be called as an MCP task, and the server's tasks setting is "never"`) {
+	if len(notes) != 4 || !strings.Contains(strings.Join(notes, "\n"), `tool "slow" is not offered: it must be called as an MCP task, and the server's tasks setting is "never"`) {
 		t.Errorf("notes = %q, want one per hidden tool", notes)
 	}
 	for _, n := range notes {
@@ -434,5 +444,68 @@ func TestTaskEverythingResearch(t *testing.T) {
 	defer mu.Unlock()
 	if !strings.Contains(strings.Join(progress, "\n"), "Analyzing content") {
 		t.Errorf("progress = %q, want the task's stages", progress)
+	}
+}
+
+// answerBlue answers every elicitation with color blue.
+type answerBlue struct{ Decline }
+
+func (answerBlue) Elicit(_ context.Context, e *Elicitation) (*ElicitationResponse, error) {
+	if e.Message != "Which color?" {
+		return nil, fmt.Errorf("unexpected question %q", e.Message)
+	}
+	return &ElicitationResponse{Action: "accept", Content: map[string]any{"color": "blue"}}, nil
+}
+
+// TestTaskInput: a task that needs input parks as input_required; rein
+// answers through the Interaction (2026-07-28: tasks/update; 2025-11-25:
+// the server asks over the session while rein waits in tasks/result) and
+// the task completes with the answer. Without an Interaction a
+// 2026-07-28 question is declined, as any headless elicitation, and a
+// 2025-11-25 server, told of no elicitation support, fails the task.
+func TestTaskInput(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range taskEras {
+		t.Run(era, func(t *testing.T) {
+			p := newTaskPeer(t)
+			sc := ServerConfig{Name: "peer", URL: p.url, Transport: TransportStreamable, ProtocolVersion: era}
+			if era < ProtocolModern {
+				// rein's server asks a 2025-11-25 client for a task's input
+				// over the session, which over HTTP has no open stream once
+				// the task was created; over stdio it has.
+				sc = ServerConfig{Name: "peer", Command: exe, Args: []string{"-test.run=^$"}, Env: Secrets{"REIN_MCP_FIXTURE": "tasks"}, ProtocolVersion: era}
+			}
+			m, _ := newManager(t, Config{Servers: []ServerConfig{sc}, Interaction: answerBlue{}})
+			ctx := testCtx(t, 30*time.Second)
+			tools, err := m.Tools(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
+			if res.IsError || res.Content != "color: accept blue" {
+				t.Fatalf("result = %+v", res)
+			}
+			if era >= ProtocolModern && !p.saw("tasks/update") {
+				t.Error("rein did not answer with tasks/update")
+			}
+
+			headless, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
+			tools, err = headless.Tools(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res = call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
+			switch {
+			case era >= ProtocolModern && (res.IsError || res.Content != "color: decline <nil>"):
+				t.Fatalf("headless result = %+v, want the question declined", res)
+			case era < ProtocolModern && (!res.IsError || !strings.Contains(res.Content, "does not support elicitation")):
+				// Without an Interaction rein declares no elicitation, so
+				// the server cannot ask and fails the task.
+				t.Fatalf("headless result = %+v, want the task failed for want of elicitation", res)
+			}
+		})
 	}
 }
