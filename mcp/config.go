@@ -107,6 +107,12 @@ type ServerConfig struct {
 	ProbeTimeout   time.Duration
 	ToolTimeout    time.Duration
 
+	// Tasks says which tools are called as MCP tasks (started, polled,
+	// collected): TasksAuto (the default) only those the server requires
+	// as tasks, TasksAlways also those that merely allow it, TasksNever
+	// none (a tool that requires a task is then not offered).
+	Tasks TaskMode
+
 	// Required servers fail the run when they cannot start; others are
 	// reported once and left out.
 	Required bool
@@ -120,6 +126,16 @@ type ServerConfig struct {
 	// so a caller may ask before starting them.
 	Project bool
 }
+
+// TaskMode is a server's tasks setting (see ServerConfig.Tasks).
+type TaskMode string
+
+// Task modes.
+const (
+	TasksAuto   TaskMode = "auto"
+	TasksAlways TaskMode = "always"
+	TasksNever  TaskMode = "never"
+)
 
 // OAuthConfig configures OAuth 2.1 for an HTTP server. Client
 // registration is tried in the order the MCP specification gives: a client
@@ -160,6 +176,9 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	}
 	if c.ProbeTimeout <= 0 {
 		c.ProbeTimeout = min(DefaultProbeTimeout, c.StartupTimeout/2)
+	}
+	if c.Tasks == "" {
+		c.Tasks = TasksAuto
 	}
 	if c.Transport == "" {
 		if c.Command != "" {
@@ -222,6 +241,11 @@ func (c ServerConfig) check() *fieldError {
 	}
 	if c.ToolTimeout < 0 {
 		return ferr("tool_timeout", "must be positive")
+	}
+	switch c.Tasks {
+	case TasksAuto, TasksAlways, TasksNever:
+	default:
+		return ferr("tasks", "%q is not auto, always or never", clip(string(c.Tasks), 40))
 	}
 	for _, n := range append(slices.Clone(c.EnabledTools), c.DisabledTools...) {
 		if n == "" {

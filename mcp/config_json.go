@@ -28,6 +28,8 @@ type jsonServer struct {
 	Headers map[string]string `json:"headers"`
 	// Disabled is Cline's spelling of "configured but off".
 	Disabled bool `json:"disabled"`
+	// Tasks is rein's own key (see ServerConfig.Tasks).
+	Tasks string `json:"tasks"`
 }
 
 // LoadMCPJSON reads a .mcp.json file; a missing file yields no servers.
@@ -104,6 +106,7 @@ func fromJSON(name string, raw json.RawMessage, source string, getenv func(strin
 		URL:      js.URL,
 		Headers:  Secrets(js.Headers),
 		Disabled: js.Disabled,
+		Tasks:    TaskMode(strings.ToLower(js.Tasks)),
 		Source:   source,
 	}
 	switch strings.ToLower(js.Type) {

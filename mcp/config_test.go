@@ -46,6 +46,7 @@ startup_timeout = "20s"
 tool_timeout_sec = 90
 probe_timeout = 1.5
 required = true
+tasks = "Always"
 
 [mcp_servers.web]
 url = "https://example.com/mcp"
@@ -67,12 +68,12 @@ enabled = false
 			Env: Secrets{"DEBUG": "1", "TOKEN": "ghp_secretsecret"}, EnvVars: []string{"NODE_OPTIONS"}, Cwd: "/tmp",
 			EnabledTools: []string{"read_file"}, DisabledTools: []string{"write_file"},
 			StartupTimeout: 20 * time.Second, ToolTimeout: 90 * time.Second, ProbeTimeout: 1500 * time.Millisecond,
-			Required: true, Source: "file " + path + ":2",
+			Required: true, Tasks: TasksAlways, Source: "file " + path + ":2",
 		},
-		{Name: "off", Command: "true", Disabled: true, Source: "file " + path + ":22"},
+		{Name: "off", Command: "true", Disabled: true, Source: "file " + path + ":23"},
 		{
 			Name: "web", URL: "https://example.com/mcp", Headers: Secrets{"X-Team": "core"}, BearerTokenEnvVar: "WEB_TOKEN",
-			Transport: TransportSSE, ProtocolVersion: Protocol250618, Source: "file " + path + ":15",
+			Transport: TransportSSE, ProtocolVersion: Protocol250618, Source: "file " + path + ":16",
 		},
 	}
 	if diff := cmp.Diff(want, servers); diff != "" {
@@ -181,6 +182,7 @@ func TestParseSectionsErrors(t *testing.T) {
 		{"unset var", "[mcp_servers.w]\ncommand = \"x\"\nenv = { A = \"${NOPE}\" }\n", `:3: mcp_servers.w.env.A: ${NOPE} is not set`},
 		{"headers on stdio", "[mcp_servers.w]\ncommand = \"x\"\nheaders = { A = \"b\" }\n", `mcp_servers.w.headers: headers, bearer_token_env_var and oauth apply only to url servers`},
 		{"pinned version", "[mcp_servers.w]\ncommand = \"x\"\nprotocol_version = \"2099-01-01\"\n", `mcp_servers.w.protocol_version: "2099-01-01" is not one of`},
+		{"bad tasks", "[mcp_servers.w]\ncommand = \"x\"\ntasks = \"sometimes\"\n", `:3: mcp_servers.w.tasks: "sometimes" is not auto, always or never`},
 		{"type error", "[mcp_servers.w]\ncommand = \"x\"\nargs = \"one\"\n", `config: `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,7 +237,7 @@ func TestParseMCPJSON(t *testing.T) {
 		"remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOK}"}},
 		"legacy": {"type": "sse", "url": "http://127.0.0.1:3001/sse"},
 		"auto": {"url": "http://127.0.0.1:3001/mcp", "alwaysAllow": ["x"]},
-		"off": {"command": "x", "disabled": true}
+		"off": {"command": "x", "disabled": true, "tasks": "never"}
 	}}`
 	env := map[string]string{"KEY": "k-value-123", "TOK": "tok-value-456"}
 	got, err := ParseMCPJSON([]byte(data), ".mcp.json", func(k string) string { return env[k] })
@@ -246,7 +248,7 @@ func TestParseMCPJSON(t *testing.T) {
 		{Name: "auto", URL: "http://127.0.0.1:3001/mcp", Source: ".mcp.json"},
 		{Name: "fs", Command: "npx", Args: []string{"-y", "server-filesystem", "/w"}, Env: Secrets{"K": "k-value-123"}, Source: ".mcp.json"},
 		{Name: "legacy", URL: "http://127.0.0.1:3001/sse", Transport: TransportSSE, Source: ".mcp.json"},
-		{Name: "off", Command: "x", Disabled: true, Source: ".mcp.json"},
+		{Name: "off", Command: "x", Disabled: true, Tasks: TasksNever, Source: ".mcp.json"},
 		{Name: "remote", URL: "https://example.com/mcp", Transport: TransportStreamable, Headers: Secrets{"Authorization": "Bearer tok-value-456"}, Source: ".mcp.json"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -262,6 +264,7 @@ func TestParseMCPJSONErrors(t *testing.T) {
 		{"server not object", `{"mcpServers": {"a": 3}}`, `mcpServers.a.: expected an object`},
 		{"args type", `{"mcpServers": {"a": {"command": "x", "args": "y"}}}`, `mcpServers.a.args: expected an array of strings, got a JSON string`},
 		{"env type", `{"mcpServers": {"a": {"command": "x", "env": {"A": 1}}}}`, `mcpServers.a.env: expected an object of strings, got a JSON number`},
+		{"bad tasks", `{"mcpServers": {"a": {"command": "x", "tasks": "yes"}}}`, `mcpServers.a.tasks: "yes" is not auto, always or never`},
 		{"bad type", `{"mcpServers": {"a": {"type": "ws", "url": "http://h"}}}`, `mcpServers.a.type: "ws" is not stdio, http or sse`},
 		{"bad name", `{"mcpServers": {"a b": {"command": "x"}}}`, `server name "a b" may use only`},
 		{"missing var", `{"mcpServers": {"a": {"command": "x", "args": ["${NOPE}"]}}}`, `mcpServers.a.args: ${NOPE} is not set`},

@@ -27,6 +27,7 @@ type tomlServer struct {
 	BearerTokenEnvVar string            `toml:"bearer_token_env_var"`
 	Transport         string            `toml:"transport"`
 	ProtocolVersion   string            `toml:"protocol_version"`
+	Tasks             string            `toml:"tasks"`
 	EnabledTools      *[]string         `toml:"enabled_tools"`
 	DisabledTools     []string          `toml:"disabled_tools"`
 	StartupTimeout    duration          `toml:"startup_timeout"`
@@ -128,6 +129,7 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		BearerTokenEnvVar: t.BearerTokenEnvVar,
 		Transport:         Transport(t.Transport),
 		ProtocolVersion:   t.ProtocolVersion,
+		Tasks:             TaskMode(strings.ToLower(t.Tasks)),
 		DisabledTools:     t.DisabledTools,
 		Required:          t.Required,
 		Disabled:          t.Enabled != nil && !*t.Enabled,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -191,10 +190,13 @@ func (s *server) newSession(cs *sdk.ClientSession, conn *stdioConn, tr Transport
 
 // newClient builds an SDK client for one connection attempt. Its
 // capabilities are exactly what rein supports here: roots only when
-// configured, elicitation and sampling only with an Interaction, and never
-// tasks.
+// configured, elicitation and sampling only with an Interaction, and the
+// 2026-07-28 tasks extension unless the server's tasks setting is "never".
 func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk.Client {
 	caps := &sdk.ClientCapabilities{}
+	if s.cfg.Tasks != TasksNever {
+		caps.Extensions = map[string]any{TasksExtension: map[string]any{}}
+	}
 	if len(s.m.cfg.Roots) > 0 {
 		caps.RootsV2 = &sdk.RootCapabilities{}
 	}
@@ -211,11 +213,13 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 		opts.CreateMessageHandler = sampleHandler(s.cfg.Name, in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
+	registerTaskMethods(c)
+	c.AddSendingMiddleware(legacyCapsMiddleware)
 	if probe > 0 {
 		c.AddSendingMiddleware(probeMiddleware(probe, probeTimedOut))
 	}
-	for _, r := range s.m.cfg.Roots {
-		c.AddRoots(&sdk.Root{URI: "file://" + filepath.ToSlash(r), Name: filepath.Base(r)}) //nolint:staticcheck // roots are offered only when configured
+	if len(s.m.cfg.Roots) > 0 {
+		c.AddRoots(s.rootList()...) //nolint:staticcheck // roots are offered only when configured
 	}
 	return c
 }

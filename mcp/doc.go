@@ -26,10 +26,23 @@
 //     two extra tools per server, prompts through Manager methods;
 //   - cancellation, progress, restart of a crashed stdio server for the next
 //     call (a call is never replayed), and elicitation and sampling requests
-//     routed to an Interaction (Decline for headless runs).
+//     routed to an Interaction (Decline for headless runs);
+//   - MCP tasks for tools that require them (and, with tasks = "always",
+//     for those that allow them): the call starts a task, which is polled
+//     with backoff, collected, and cancelled when the call is; the task's
+//     status reaches the call's progress, and a task's questions are
+//     answered through the Interaction (2026-07-28 tasks/update, or the
+//     session in 2025-11-25). The SDK has no task support, so
+//     rein carries the task fields past it on the raw messages (see
+//     taskwire.go). A tool that requires a task rein cannot run (an era
+//     without tasks, the legacy SSE transport, tasks = "never") is not
+//     offered, with a one-line note.
 //
 // The client never advertises the roots capability unless Config.Roots is
-// set, and never advertises Tasks.
+// set. It declares the 2026-07-28 tasks extension (io.modelcontextprotocol/
+// tasks) in that era's requests unless the server's tasks setting is
+// "never", and never in an older era's initialize (2025-11-25 tasks are
+// asked for per call).
 //
 // # Configuration
 //
@@ -46,6 +59,7 @@
 //	tool_timeout = "2m"                    # or tool_timeout_sec = 120
 //	probe_timeout = "3s"                   # bound on the server/discover probe
 //	required = true                        # fail the run if it cannot start
+//	tasks = "auto"                         # auto (tools requiring tasks) | always | never
 //
 //	[mcp_servers.remote]                   # HTTP
 //	url = "https://example.com/mcp"

@@ -412,7 +412,10 @@ func initializeCapabilities(t testing.TB, log string) map[string]json.RawMessage
 	return nil
 }
 
-// TestCapabilities: no roots unless configured, never tasks.
+// TestCapabilities: no roots unless configured; the 2026-07-28 tasks
+// extension declared only where that era's requests carry capabilities
+// (the server/discover probe), never in an older era's initialize, and
+// nowhere with tasks = "never".
 func TestCapabilities(t *testing.T) {
 	sc, log := fixture(t, "caps", nil)
 	m, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
@@ -423,7 +426,17 @@ func TestCapabilities(t *testing.T) {
 	if len(caps) != 0 {
 		t.Errorf("capabilities = %v, want none (no roots, no tasks, no elicitation without an Interaction)", caps)
 	}
+	probe := ""
+	for _, line := range strings.Split(readFile(t, log), "\n") {
+		if strings.Contains(line, `"method":"`+methodDiscover+`"`) {
+			probe = line
+		}
+	}
+	if !strings.Contains(probe, `"extensions":{"`+TasksExtension+`":{}}`) {
+		t.Errorf("the discover probe %q does not declare the tasks extension", probe)
+	}
 	sc2, log2 := fixture(t, "roots", nil)
+	sc2.Tasks = TasksNever
 	m2, _ := newManager(t, Config{Servers: []ServerConfig{sc2}, Roots: []string{"/work/project"}})
 	if _, err := m2.Tools(testCtx(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
@@ -432,8 +445,8 @@ func TestCapabilities(t *testing.T) {
 	if _, ok := caps["roots"]; !ok || len(caps) != 1 {
 		t.Errorf("capabilities = %v, want roots only", caps)
 	}
-	if strings.Contains(readFile(t, log)+readFile(t, log2), "tasks") {
-		t.Error("rein mentioned tasks to a server")
+	if strings.Contains(readFile(t, log2), "tasks") {
+		t.Error(`rein mentioned tasks to a server with tasks = "never"`)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 //     FIXTURE_* variables (see rawServer); it appends every message it
 //     receives to FIXTURE_LOG.
 //   - "gosdk": a go-sdk stdio server with an echo tool (the benchmark peer).
+//   - "tasks": rein's own server with task tools (see taskPeer).
 func TestMain(m *testing.M) {
 	switch os.Getenv("REIN_MCP_FIXTURE") {
 	case "":
@@ -32,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(rawServer())
 	case "gosdk":
 		os.Exit(goSDKStdioServer())
+	case "tasks":
+		os.Exit(taskStdioServer())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown REIN_MCP_FIXTURE")
 		os.Exit(2)

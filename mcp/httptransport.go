@@ -21,6 +21,7 @@ type httpTrip struct {
 	base    http.RoundTripper
 	headers http.Header
 	limit   int64
+	wire    wireMethods // carries task fields past the SDK (taskwire.go)
 
 	mu        sync.Mutex
 	refused   int  // the first 4xx to a POST other than the discover probe
@@ -38,6 +39,7 @@ func (t *httpTrip) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	req, tracked := t.lowerBody(req)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -65,6 +67,9 @@ func (t *httpTrip) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("the server's response is %s, more than rein's limit of %s per message; ask for less output", byteSize(resp.ContentLength), byteSize(t.limit))
 		}
 		resp.Body = &limitedBody{rc: resp.Body, left: t.limit}
+	}
+	if tracked {
+		t.liftBody(resp)
 	}
 	return resp, nil
 }

@@ -206,9 +206,15 @@ func (s *server) adapt() []tool.Tool {
 	s.mu.Lock()
 	l := s.listing
 	s.mu.Unlock()
+	sess, _, _, _, _ := s.state()
+	tasksOK, why := s.canRunTasks(sess)
 	var remote []string
 	byName := map[string]*sdk.Tool{}
 	for _, t := range l.tools {
+		if !tasksOK && taskSupport(t) == taskRequired && s.exposes(t.Name) {
+			s.noteUntaskable(t.Name, why)
+			continue
+		}
 		if s.exposes(t.Name) {
 			remote = append(remote, t.Name)
 			byName[t.Name] = t

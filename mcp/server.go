@@ -52,6 +52,7 @@ type server struct {
 	listGen   uint64            // counts tools/list_changed notifications
 	trying    *stdioConn        // the stdio connection being opened, for messages
 	oauth     auth.OAuthHandler // created on first use; keeps tokens across reconnections
+	untasked  map[string]bool   // required-task tools already reported as not offered
 }
 
 // session is one live connection.

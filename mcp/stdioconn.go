@@ -51,6 +51,7 @@ type stdioConn struct {
 	closeMu  sync.Once
 
 	writeMu sync.Mutex
+	wire    wireMethods // carries task fields past the SDK (taskwire.go)
 
 	mu        sync.Mutex
 	noise     int    // non-JSON lines seen
@@ -97,7 +98,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write implements sdk.Connection. A server that stops reading its stdin
 // cannot block the caller past ctx.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := jsonrpc.EncodeMessage(c.wire.outbound(msg))
 	if err != nil {
 		return fmt.Errorf("encoding a message for the server: %w", err)
 	}
@@ -177,6 +178,7 @@ func (c *stdioConn) read(fr *frameReader) error {
 }
 
 func (c *stdioConn) deliver(m jsonrpc.Message) bool {
+	m = c.wire.inbound(m)
 	select {
 	case c.incoming <- m:
 		return true

@@ -30,6 +30,7 @@ type mcpTool struct {
 	s      *server
 	remote string // the server's name for the tool
 	spec   tool.Spec
+	task   string // execution.taskSupport: "required", "optional" or ""
 }
 
 // Spec implements tool.Tool.
@@ -40,7 +41,7 @@ func (t *mcpTool) Timeout() time.Duration { return t.s.cfg.ToolTimeout }
 
 // Call implements tool.Tool.
 func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
-	return t.s.callTool(ctx, t.remote, t.spec.Name, args, t.retriable())
+	return t.s.callTool(ctx, t.remote, t.spec.Name, args, t.retriable(), t.task)
 }
 
 // retriable reports whether a call that failed in transport may be sent
@@ -69,7 +70,7 @@ func (s *server) newTool(t *sdk.Tool, name string) *mcpTool {
 	}
 	openWorld := spec.Annotations.OpenWorldHint == nil || *spec.Annotations.OpenWorldHint
 	spec.Effects = tool.Effects{External: true, Network: openWorld || s.remote()}
-	return &mcpTool{s: s, remote: t.Name, spec: spec}
+	return &mcpTool{s: s, remote: t.Name, spec: spec, task: taskSupport(t)}
 }
 
 // annotations maps MCP tool annotations to rein's. The SDK decodes
@@ -147,8 +148,9 @@ func (s *server) remote() bool {
 // that failed in transport before any result (a reset connection, a
 // crashed server, an HTTP 5xx) is sent once more, with the same
 // idempotency key, when retry is set (see mcpTool.retriable); otherwise
-// it is never replayed.
-func (s *server) callTool(ctx context.Context, remote, exposed string, args json.RawMessage, retry bool) (*tool.Result, error) {
+// it is never replayed. A tool of the given task support may be called
+// as a task (see taskclient.go).
+func (s *server) callTool(ctx context.Context, remote, exposed string, args json.RawMessage, retry bool, support string) (*tool.Result, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
 		return nil, err
@@ -163,11 +165,20 @@ func (s *server) callTool(ctx context.Context, remote, exposed string, args json
 	if token != nil {
 		meta["progressToken"] = token
 	}
+	if sess.era >= Protocol251125 && sess.era < ProtocolModern && s.wantsTask(support) {
+		meta[metaTaskRequest] = map[string]any{} // the server's default TTL
+	}
 	if len(meta) > 0 {
 		params.SetMeta(meta)
 	}
 	what := fmt.Sprintf("calling %q", remote)
-	res, err := sess.cs.CallTool(ctx, params)
+	callCtx := ctx
+	if support != "" {
+		var stop context.CancelFunc
+		callCtx, stop = graceAfter(ctx, taskCancelWait)
+		defer stop()
+	}
+	res, err := sess.cs.CallTool(callCtx, params)
 	if err != nil && retry && s.transportFailure(ctx, err) {
 		s.m.logger.Info("mcp: retrying a read-only or idempotent call that failed in transport", "server", s.cfg.Name, "tool", remote, "error", s.redact(err))
 		s.forgetIfEnded(sess, err) // a crashed server restarts for the retry
@@ -175,15 +186,15 @@ func (s *server) callTool(ctx context.Context, remote, exposed string, args json
 		if serr != nil {
 			return nil, fmt.Errorf("%w; the call failed in transport (%s) and was to be retried once", serr, s.redact(err))
 		}
-		if res, err = again.cs.CallTool(ctx, params); err != nil {
+		if res, err = again.cs.CallTool(callCtx, params); err != nil {
 			return nil, s.callError(ctx, again, what+" (retried once)", err)
 		}
-		return renderResult(res), nil
+		return s.finishCall(ctx, again, remote, exposed, res)
 	}
 	if err != nil {
 		return nil, s.callError(ctx, sess, what, err)
 	}
-	return renderResult(res), nil
+	return s.finishCall(ctx, sess, remote, exposed, res)
 }
 
 // transportFailure reports whether a failed request never got an answer
