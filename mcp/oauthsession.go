@@ -94,7 +94,7 @@ func (h *oauthSession) TokenSource(context.Context) (oauth2.TokenSource, error) 
 func (h *oauthSession) adoptLocked(st *StoredToken) {
 	st.register()
 	h.current, h.refused = st, nil
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.client)
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, withResource(h.client, st.TokenURL, h.resource))
 	h.ts = &savingSource{h: h, base: st.config().TokenSource(ctx, st.token()), last: st.AccessToken}
 }
 
@@ -178,7 +178,7 @@ func (h *oauthSession) recover(ctx context.Context, req *http.Request) (ok bool,
 	// that disagrees): refresh it once, now.
 	st := *h.current
 	st.Expiry = time.Unix(1, 0)
-	rctx := context.WithValue(ctx, oauth2.HTTPClient, h.client)
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, withResource(h.client, st.TokenURL, h.resource))
 	tok, err := st.config().TokenSource(rctx, st.token()).Token()
 	if err != nil {
 		h.refused = err

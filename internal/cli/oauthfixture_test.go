@@ -203,6 +203,12 @@ func (w *oauthWorld) serveToken(rw http.ResponseWriter, r *http.Request) {
 			tokenError(rw, "invalid_grant")
 			return
 		}
+		// RFC 8707 and the MCP authorization spec: every token request
+		// names the resource, refreshes too.
+		if r.Form.Get("resource") != w.rs.URL+"/mcp" {
+			tokenError(rw, "invalid_target")
+			return
+		}
 		delete(w.refresh, r.Form.Get("refresh_token")) // rotation
 		w.refreshes++
 	default:
