@@ -98,12 +98,33 @@ func (a *App) mcpLogoutCommand() *cobra.Command {
 			if store == nil {
 				return a.fail(errors.New("no state directory is known (set --state-dir or $HOME)"), nil)
 			}
+			st, err := store.LoadToken(sc.Name, sc.Resource())
+			if err != nil {
+				return a.fail(err, nil)
+			}
+			// Revoke first (best effort, bounded): a stolen copy of the
+			// file must not outlive the sign-out. The local copy goes
+			// whatever the server says.
+			revoked := ""
+			if st != nil {
+				ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
+				err := mcp.RevokeToken(ctx, nil, sc.Resource(), st)
+				cancel()
+				switch {
+				case err == nil:
+					revoked = " and revoked at the authorization server"
+				case errors.Is(err, mcp.ErrNoRevocation):
+					revoked = " (the authorization server offers no revocation: they lapse when they expire)"
+				default:
+					fmt.Fprintf(a.Stderr, "rein: warning: revoking the tokens of %s failed: %s; they lapse when they expire\n", sc.Name, oneLine(err.Error()))
+				}
+			}
 			found, err := store.DeleteToken(sc.Name, sc.Resource())
 			if err != nil {
 				return a.fail(err, nil)
 			}
 			if found {
-				fmt.Fprintf(a.Stdout, "Signed out of %s: its stored tokens were deleted.\n", sc.Name)
+				fmt.Fprintf(a.Stdout, "Signed out of %s: its stored tokens were deleted%s.\n", sc.Name, revoked)
 			} else {
 				fmt.Fprintf(a.Stdout, "%s had no stored sign-in.\n", sc.Name)
 			}

@@ -156,8 +156,15 @@ func TestMCPLoginEndToEnd(t *testing.T) {
 	}
 
 	out := binRun(t, e, nil, "mcp", "logout", "remote")
-	if out.code != 0 || out.stdout != "Signed out of remote: its stored tokens were deleted.\n" {
+	if out.code != 0 || out.stdout != "Signed out of remote: its stored tokens were deleted and revoked at the authorization server.\n" {
 		t.Errorf("rein mcp logout: exit %d\nstdout: %s\nstderr: %s", out.code, out.stdout, out.stderr)
+	}
+	// Revoked at the server (RFC 7009): a stolen copy is worthless.
+	w.mu.Lock()
+	revoked, live := strings.Join(w.revoked, ","), len(w.refresh)
+	w.mu.Unlock()
+	if revoked != "refresh_token,access_token" || live != 0 {
+		t.Errorf("revoked %q at the server, %d refresh tokens still live", revoked, live)
 	}
 	data, _ := os.ReadFile(e.tokenFile())
 	for _, s := range w.secrets() {

@@ -43,6 +43,7 @@ type oauthWorld struct {
 	authorize int                  // authorization requests seen
 	refreshes int                  // refresh grants served
 	registers int
+	revoked   []string // tokens revoked (RFC 7009), with their hints
 }
 
 type codeGrant struct {
@@ -115,12 +116,25 @@ func (w *oauthWorld) serveAS(rw http.ResponseWriter, r *http.Request) {
 			"authorization_endpoint":                         w.as.URL + "/authorize",
 			"token_endpoint":                                 w.as.URL + "/token",
 			"registration_endpoint":                          w.as.URL + "/register",
+			"revocation_endpoint":                            w.as.URL + "/revoke",
 			"response_types_supported":                       []string{"code"},
 			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported":               []string{"S256"},
 			"token_endpoint_auth_methods_supported":          []string{"none"},
 			"authorization_response_iss_parameter_supported": true,
 		})
+	case "/revoke":
+		if err := r.ParseForm(); err != nil || r.Method != http.MethodPost || r.Form.Get("client_id") == "" {
+			http.Error(rw, `{"error":"invalid_request"}`, http.StatusBadRequest)
+			return
+		}
+		w.mu.Lock()
+		tok := r.Form.Get("token")
+		delete(w.access, tok)
+		delete(w.refresh, tok)
+		w.revoked = append(w.revoked, r.Form.Get("token_type_hint"))
+		w.mu.Unlock()
+		rw.WriteHeader(http.StatusOK)
 	case "/register":
 		var meta struct {
 			RedirectURIs []string `json:"redirect_uris"`
