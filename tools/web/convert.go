@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 )
 
@@ -24,6 +26,7 @@ type page struct {
 // stay as they are, anything else is refused.
 func render(resp *http.Response, body []byte) (*page, error) {
 	mt := mediaType(resp.Header.Get("Content-Type"), body)
+	body = toUTF8(resp.Header.Get("Content-Type"), mt, body)
 	switch {
 	case mt == "text/html" || mt == "application/xhtml+xml":
 		return &page{text: toMarkdown(body, resp.Request.URL.String()), mediaType: mt, converted: true}, nil
@@ -34,6 +37,36 @@ func render(resp *http.Response, body []byte) (*page, error) {
 		return &page{text: strings.ToValidUTF8(string(body), "\uFFFD"), mediaType: mt}, nil
 	}
 	return nil, fmt.Errorf("the content is %s, which is not text; web_fetch returns text only (HTML, plain text, JSON, XML, …)", mt)
+}
+
+// toUTF8 transcodes a body in another charset to UTF-8: the charset the
+// Content-Type names, or for HTML the one its BOM or <meta> declares (the
+// HTML5 sniffing rules). UTF-8, an unknown label or a failed decoding
+// leave the body as it is (invalid bytes then become U+FFFD).
+func toUTF8(contentType, mt string, body []byte) []byte {
+	var enc encoding.Encoding
+	if mt == "text/html" || mt == "application/xhtml+xml" {
+		e, name, _ := charset.DetermineEncoding(body[:min(len(body), 4096)], contentType)
+		if name == "utf-8" {
+			return body
+		}
+		enc = e
+	} else {
+		_, params, err := mime.ParseMediaType(contentType)
+		if err != nil || params["charset"] == "" {
+			return body
+		}
+		e, name := charset.Lookup(params["charset"])
+		if e == nil || name == "utf-8" {
+			return body
+		}
+		enc = e
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // mediaType is the declared type, lower-cased without parameters, or the
