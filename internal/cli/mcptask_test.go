@@ -54,3 +54,37 @@ func TestBinaryRunCallsMCPTask(t *testing.T) {
 		})
 	}
 }
+
+// TestTUIShowsMCPTaskStatus: in chat, a tool that runs as an MCP task
+// shows its status while it runs, then its result.
+func TestTUIShowsMCPTaskStatus(t *testing.T) {
+	bin := reinBinary(t)
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("task-collected-42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.inner]\n"+
+		fmt.Sprintf("command = %q\nargs = [\"mcp\", \"serve\", \"--tools\", \"run_command\", \"--approve\", \"auto\"]\n", bin)+
+		"protocol_version = \"2026-07-28\"\n"+
+		"\n[[policy.tools]]\nname = \"inner__run_command\"\naction = \"allow\"\n")
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "inner__run_command", `{"command":"sleep 2; cat notes.txt"}`)),
+		sse(textBody("Collected the notes.")),
+	)
+	tm := e.startTUI(t, 110, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("read the notes with the MCP tool")
+	tm.key("Enter")
+	s := tm.waitFor("the task's status while it runs", func(s string) bool {
+		return strings.Contains(s, "task working") || strings.Contains(s, "Collected the notes.")
+	})
+	if strings.Contains(s, "Collected the notes.") {
+		t.Fatalf("no task status was shown before the answer:\n%s", s)
+	}
+	s = tm.waitText("Collected the notes.")
+	if !strings.Contains(s, "task completed") || !strings.Contains(s, "exit code 0") {
+		t.Errorf("the task's end and result are not shown:\n%s", s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}
