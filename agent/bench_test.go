@@ -57,8 +57,20 @@ func TestLoopCostIndependentOfHistory(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		return float64(after.Mallocs-before.Mallocs) / runs, float64(after.TotalAlloc-before.TotalAlloc) / runs
 	}
-	a0, b0 := measure(0)
-	a1, b1 := measure(1000)
+	// The least of three measurements: other goroutines' allocations
+	// (the tool goroutine, the runtime) land in the counters too, and on a
+	// loaded machine they can exceed the slack once. A history copied per
+	// call would cost tens of KiB in every measurement.
+	least := func(n int) (allocs, bytes float64) {
+		allocs, bytes = measure(n)
+		for range 2 {
+			a, b := measure(n)
+			allocs, bytes = min(allocs, a), min(bytes, b)
+		}
+		return allocs, bytes
+	}
+	a0, b0 := least(0)
+	a1, b1 := least(1000)
 	// Scheduling noise from the tool goroutine allows a little slack.
 	if a1 > a0+2 || b1 > b0+256 {
 		t.Errorf("per run: %.1f allocs / %.0f B at 1000 messages vs %.1f / %.0f B at 0", a1, b1, a0, b0)
