@@ -12,7 +12,7 @@ import (
 // text is not taken for binary; an unknown label leaves the bytes.
 func TestCharsets(t *testing.T) {
 	latin1 := strings.Repeat("caf\xe9 cr\xe8me br\xfbl\xe9e ", 40) // é è û in ISO-8859-1
-	sjis := "\x93\xfa\x96\x7b\x8c\xea"                                // 日本語 in Shift_JIS
+	sjis := "\x93\xfa\x96\x7b\x8c\xea"                             // 日本語 in Shift_JIS
 	s := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/latin1.txt":

@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 )
 
 // page is a fetched body as text.
