@@ -211,7 +211,7 @@ func (s *server) adapt() []tool.Tool {
 	var remote []string
 	byName := map[string]*sdk.Tool{}
 	for _, t := range l.tools {
-		if !tasksOK && taskSupport(t) == taskRequired && s.exposes(t.Name) {
+		if s.hiddenForTasks(t, tasksOK) {
 			s.noteUntaskable(t.Name, why)
 			continue
 		}

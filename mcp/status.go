@@ -30,7 +30,13 @@ type Status struct {
 	ServerName, ServerVersion string
 	// Tools are the exposed tool names; Resources and Prompts say whether
 	// the server offers them.
-	Tools     []string
+	Tools []string
+	// Tasks says, for each exposed tool that lists task support (by its
+	// exposed name), how rein calls it; Hidden lists the tools withheld
+	// because they must run as tasks and rein cannot run tasks with this
+	// server.
+	Tasks     map[string]TaskUse
+	Hidden    []HiddenTool
 	Resources bool
 	Prompts   bool
 	Err       error
@@ -70,8 +76,15 @@ func (m *Manager) Status(ctx context.Context) []Status {
 			default:
 				st.State = StateFailed
 			}
+			var exposed []*mcpTool
 			for _, t := range tools {
 				st.Tools = append(st.Tools, t.Spec().Name)
+				if mt, ok := t.(*mcpTool); ok {
+					exposed = append(exposed, mt)
+				}
+			}
+			if sess != nil {
+				s.taskStatus(st, sess, exposed)
 			}
 			s.mu.Lock()
 			l := s.listing

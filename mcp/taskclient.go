@@ -304,7 +304,7 @@ func (s *server) noteUntaskable(name, why string) {
 	s.untasked[name] = true
 	s.mu.Unlock()
 	if !seen {
-		s.m.report(Problem{Server: s.cfg.Name, Err: fmt.Errorf("tool %q is not offered: it must be called as an MCP task, and %s", clip(name, 100), why)})
+		s.m.report(Problem{Server: s.cfg.Name, Err: fmt.Errorf("tool %q is not offered: %s", clip(name, 100), untaskableReason(why))})
 	}
 }
 

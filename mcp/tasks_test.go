@@ -469,43 +469,46 @@ func TestTaskInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, era := range taskEras {
-		t.Run(era, func(t *testing.T) {
-			p := newTaskPeer(t)
-			sc := ServerConfig{Name: "peer", URL: p.url, Transport: TransportStreamable, ProtocolVersion: era}
-			if era < ProtocolModern {
-				// rein's server asks a 2025-11-25 client for a task's input
-				// over the session, which over HTTP has no open stream once
-				// the task was created; over stdio it has.
-				sc = ServerConfig{Name: "peer", Command: exe, Args: []string{"-test.run=^$"}, Env: Secrets{"REIN_MCP_FIXTURE": "tasks"}, ProtocolVersion: era}
-			}
-			m, _ := newManager(t, Config{Servers: []ServerConfig{sc}, Interaction: answerBlue{}})
-			ctx := testCtx(t, 30*time.Second)
-			tools, err := m.Tools(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
-			if res.IsError || res.Content != "color: accept blue" {
-				t.Fatalf("result = %+v", res)
-			}
-			if era >= ProtocolModern && !p.saw("tasks/update") {
-				t.Error("rein did not answer with tasks/update")
-			}
+		for _, over := range []string{"http", "stdio"} {
+			t.Run(era+"/"+over, func(t *testing.T) {
+				p := newTaskPeer(t)
+				sc := ServerConfig{Name: "peer", URL: p.url, Transport: TransportStreamable, ProtocolVersion: era}
+				if over == "stdio" {
+					sc = ServerConfig{Name: "peer", Command: exe, Args: []string{"-test.run=^$"}, Env: Secrets{"REIN_MCP_FIXTURE": "tasks"}, ProtocolVersion: era}
+				}
+				m, _ := newManager(t, Config{Servers: []ServerConfig{sc}, Interaction: answerBlue{}})
+				ctx := testCtx(t, 30*time.Second)
+				tools, err := m.Tools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
+				if res.IsError || res.Content != "color: accept blue" {
+					t.Fatalf("result = %+v", res)
+				}
+				switch {
+				case over == "stdio":
+				case era >= ProtocolModern && !p.saw("tasks/update"):
+					t.Error("rein did not answer with tasks/update")
+				case era < ProtocolModern && !p.saw("tasks/result"):
+					t.Error("rein did not collect the task with tasks/result")
+				}
 
-			headless, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
-			tools, err = headless.Tools(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res = call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
-			switch {
-			case era >= ProtocolModern && (res.IsError || res.Content != "color: decline <nil>"):
-				t.Fatalf("headless result = %+v, want the question declined", res)
-			case era < ProtocolModern && (!res.IsError || !strings.Contains(res.Content, "does not support elicitation")):
-				// Without an Interaction rein declares no elicitation, so
-				// the server cannot ask and fails the task.
-				t.Fatalf("headless result = %+v, want the task failed for want of elicitation", res)
-			}
-		})
+				headless, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
+				tools, err = headless.Tools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res = call(t, ctx, toolByName(t, tools, "peer__ask"), `{}`)
+				switch {
+				case era >= ProtocolModern && (res.IsError || res.Content != "color: decline <nil>"):
+					t.Fatalf("headless result = %+v, want the question declined", res)
+				case era < ProtocolModern && (!res.IsError || !strings.Contains(res.Content, "does not support elicitation")):
+					// Without an Interaction rein declares no elicitation, so
+					// the server cannot ask and fails the task.
+					t.Fatalf("headless result = %+v, want the task failed for want of elicitation", res)
+				}
+			})
+		}
 	}
 }

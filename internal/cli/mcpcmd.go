@@ -351,11 +351,22 @@ type statusView struct {
 	ServerName    string   `json:"server_name,omitempty"`
 	ServerVersion string   `json:"server_version,omitempty"`
 	Tools         []string `json:"tools"`
-	Resources     bool     `json:"resources"`
-	Prompts       bool     `json:"prompts"`
-	Required      bool     `json:"required,omitempty"`
-	Source        string   `json:"source,omitempty"`
-	Error         string   `json:"error,omitempty"`
+	// Tasks maps an exposed tool with task support to how rein calls
+	// it (mcp.TaskUse); Hidden lists the tools withheld because they
+	// must run as tasks and rein cannot run tasks with the server.
+	Tasks     map[string]mcp.TaskUse `json:"tasks,omitempty"`
+	Hidden    []hiddenView           `json:"hidden,omitempty"`
+	Resources bool                   `json:"resources"`
+	Prompts   bool                   `json:"prompts"`
+	Required  bool                   `json:"required,omitempty"`
+	Source    string                 `json:"source,omitempty"`
+	Error     string                 `json:"error,omitempty"`
+}
+
+// hiddenView is the JSON form of an mcp.HiddenTool.
+type hiddenView struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 func statusJSON(sts []mcp.Status) []statusView {
@@ -365,6 +376,10 @@ func statusJSON(sts []mcp.Status) []statusView {
 			Name: st.Name, State: string(st.State), Transport: string(st.Transport), Era: st.Era,
 			ServerName: st.ServerName, ServerVersion: st.ServerVersion, Tools: st.Tools,
 			Resources: st.Resources, Prompts: st.Prompts, Required: st.Required, Source: st.Source,
+			Tasks: st.Tasks,
+		}
+		for _, h := range st.Hidden {
+			v.Hidden = append(v.Hidden, hiddenView{Name: h.Name, Reason: h.Reason})
 		}
 		if v.Tools == nil {
 			v.Tools = []string{}
@@ -411,8 +426,38 @@ func printStatuses(w io.Writer, sts []mcp.Status) {
 			fmt.Fprintf(w, "\n%s %s\n", st.Name, needsLoginHint(st.Name))
 		case st.State != mcp.StateConnected && st.Err != nil:
 			fmt.Fprintf(w, "\n%s\n", oneLine(st.Err.Error()))
-		case len(st.Tools) > 0:
-			fmt.Fprintf(w, "\n%s tools: %s\n", st.Name, strings.Join(st.Tools, ", "))
+		default:
+			printTools(w, st)
+		}
+	}
+}
+
+// taskLabels mark, in `rein mcp list`, how a task-capable tool is called.
+var taskLabels = map[mcp.TaskUse]string{
+	mcp.TaskUseRequired:      "task",
+	mcp.TaskUseAsTask:        "task: optional, called as a task",
+	mcp.TaskUseServerDecides: "task: optional, the server decides",
+	mcp.TaskUseDirect:        "task: optional, called directly",
+}
+
+// printTools lists a connected server's tools, each task-capable one
+// marked with how rein calls it, then the tools it withholds for want of
+// tasks, with the reason.
+func printTools(w io.Writer, st mcp.Status) {
+	if len(st.Tools) > 0 {
+		names := make([]string, len(st.Tools))
+		for i, name := range st.Tools {
+			names[i] = name
+			if label, ok := taskLabels[st.Tasks[name]]; ok {
+				names[i] += " [" + label + "]"
+			}
+		}
+		fmt.Fprintf(w, "\n%s tools: %s\n", st.Name, strings.Join(names, ", "))
+	}
+	if len(st.Hidden) > 0 {
+		fmt.Fprintf(w, "\n%s hides %d tool(s) rein cannot run as tasks:\n", st.Name, len(st.Hidden))
+		for _, h := range st.Hidden {
+			fmt.Fprintf(w, "  %s: %s\n", h.Name, h.Reason)
 		}
 	}
 }

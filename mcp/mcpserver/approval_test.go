@@ -225,8 +225,9 @@ func TestApprovalStateRefused(t *testing.T) {
 
 // TestApprovalInTask: a task-capable tool whose call the policy asks
 // about waits for the approval inside its task; for a 2025-11-25 session
-// the server asks the client with elicitation/create, and the accepted
-// call runs in the task to completion.
+// the server asks the client with elicitation/create (tagged with the
+// related-task _meta), and the accepted call runs in the task to
+// completion.
 func TestApprovalInTask(t *testing.T) {
 	b := newBlocker()
 	set, err := tool.NewSet(b.tool())
@@ -242,7 +243,8 @@ func TestApprovalInTask(t *testing.T) {
 	c := newRawStdio(t, s, legacy)
 	asked := make(chan struct{}, 1)
 	c.onRequest = func(method string, params json.RawMessage) (any, *rawError) {
-		if method != "elicitation/create" || !strings.Contains(string(params), "builds need approval") {
+		if method != "elicitation/create" || !strings.Contains(string(params), "builds need approval") ||
+			!strings.Contains(string(params), `"io.modelcontextprotocol/related-task":{"taskId":`) {
 			return nil, &rawError{Code: -32601, Message: "unexpected " + method + " " + string(params)}
 		}
 		asked <- struct{}{}

@@ -209,6 +209,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.sdk.AddReceivingMiddleware(s.taskMiddleware)
+	s.sdk.AddSendingMiddleware(s.taskSendingMiddleware)
 	return s, nil
 }
 

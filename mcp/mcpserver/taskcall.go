@@ -102,7 +102,10 @@ func (s *Server) startTask(ctx context.Context, next sdk.MethodHandler, req *sdk
 	if legacy {
 		owner = sessionKey(req.Session)
 	}
-	t, err := s.tasks.start(ctx, owner, legacy, s.tasks.ttlFor(ttlMs), run)
+	// Over HTTP the tools/call's stream closes with the task handle, so a
+	// 2025-11-25 task's requests to the client ride a tasks/result's.
+	viaResult := legacy && req.Extra != nil && req.Extra.Header != nil
+	t, err := s.tasks.start(ctx, owner, legacy, viaResult, s.tasks.ttlFor(ttlMs), run)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}

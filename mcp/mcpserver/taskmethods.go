@@ -91,6 +91,10 @@ func (s *Server) tasksResult(ctx context.Context, ss *sdk.ServerSession, p *task
 	if err != nil {
 		return nil, err
 	}
+	// While it waits, the task's requests to the client may travel on
+	// this request's stream (taskrelay.go).
+	forget := s.tasks.addRelay(t, ctx)
+	defer forget()
 	select {
 	case <-t.done:
 	case <-ctx.Done():

@@ -111,6 +111,9 @@ type task struct {
 	done    chan struct{} // closed once the task is terminal
 	resume  chan struct{} // signalled when every pending input is answered
 	expiry  *time.Timer
+	// viaResult (2025-11-25 over HTTP): the task's requests to the
+	// client wait for a pending tasks/result to travel on (taskrelay.go).
+	viaResult bool
 
 	status  string
 	message string
@@ -119,6 +122,9 @@ type task struct {
 	err     *jsonrpc.Error
 	pending sdk.InputRequestMap // input asked for and not yet answered
 	answers sdk.InputResponseMap
+	relays  []context.Context // pending tasks/result requests, oldest first
+	relayed chan struct{}     // closed (and replaced) when one arrives
+	asking  int               // requests to the client awaiting an answer
 }
 
 func (t *task) terminal() bool {
@@ -150,14 +156,15 @@ func (st *taskStore) ttlFor(requestedMs *int64) time.Duration {
 // that keeps parent's values but outlives the request creating it. The
 // task is in the store before start returns, so a tasks/get right after
 // creation finds it.
-func (st *taskStore) start(parent context.Context, owner string, legacy bool, ttl time.Duration, run roundFunc) (*task, error) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+func (st *taskStore) start(parent context.Context, owner string, legacy, viaResult bool, ttl time.Duration, run roundFunc) (*task, error) {
 	now := st.now()
 	t := &task{
-		id: newTaskID(), owner: owner, legacy: legacy, created: now, ttl: ttl,
-		cancel: cancel, done: make(chan struct{}), resume: make(chan struct{}, 1),
+		id: newTaskID(), owner: owner, legacy: legacy, viaResult: viaResult, created: now, ttl: ttl,
+		done: make(chan struct{}), resume: make(chan struct{}, 1), relayed: make(chan struct{}),
 		status: statusWorking, updated: now,
 	}
+	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(parent), taskKey{}, t))
+	t.cancel = cancel
 	st.mu.Lock()
 	if err := st.makeRoomLocked(); err != nil {
 		st.mu.Unlock()
