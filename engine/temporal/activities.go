@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -13,6 +14,7 @@ import (
 	"github.com/reinharness/rein/engine"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/telemetry/redact"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -70,8 +72,47 @@ func modelActivity(models Models) func(context.Context, ModelInput) (ModelOutput
 		if len(out.Events) > maxModelEvents {
 			out.Events = mergeDeltas(out.Events)
 		}
+		redactModel(&out)
 		return out, nil
 	}
+}
+
+// redactModel removes known secrets from a model call's output before it
+// enters the history: texts, reasoning and tool-call arguments.
+// A run of deltas holding a secret is merged into one event first, so a
+// secret split across deltas is found too.
+func redactModel(out *ModelOutput) {
+	evs := out.Events[:0:0]
+	for i := 0; i < len(out.Events); {
+		ev := out.Events[i]
+		if ev.Kind == model.EventTextDelta || ev.Kind == model.EventReasoningDelta {
+			j := i + 1
+			var b strings.Builder
+			b.WriteString(ev.Text)
+			for j < len(out.Events) && out.Events[j].Kind == ev.Kind && out.Events[j].Signature == "" {
+				b.WriteString(out.Events[j].Text)
+				j++
+			}
+			if joined := b.String(); redact.String(joined) != joined {
+				ev.Text = redact.String(joined)
+				evs = append(evs, ev)
+			} else {
+				evs = append(evs, out.Events[i:j]...)
+			}
+			i = j
+			continue
+		}
+		ev.Text = redact.String(ev.Text)
+		if ev.ToolCall != nil {
+			c := *ev.ToolCall
+			c.Args = redact.JSON(c.Args)
+			ev.ToolCall = &c
+		}
+		evs = append(evs, ev)
+		i++
+	}
+	out.Events = evs
+	out.Error = redact.String(out.Error)
 }
 
 // mergeDeltas joins runs of text (and of reasoning) deltas: the answer is
@@ -164,7 +205,9 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 		// stopping: the retry reports the call interrupted.
 		return ToolOutput{}, ctx.Err()
 	}
-	out := ToolOutput{Content: res.Content, IsError: res.IsError, Structured: res.Structured, Finish: res.Finish}
+	// The history is the session's store: secrets the worker knows (its
+	// credentials, registered at start) never enter it.
+	out := ToolOutput{Content: redact.String(res.Content), IsError: res.IsError, Structured: redact.JSON(res.Structured), Finish: res.Finish}
 	if in.IdempotencyKey != "" {
 		out.Changes = a.ws.Changes(ctx, in.Preset, before, in.IdempotencyKey)
 		if len(out.Changes) > maxChanges {
@@ -191,6 +234,7 @@ func (a *workspaceActivities) check(ctx context.Context, in CheckInput) (agent.C
 	if err != nil {
 		return agent.CheckResult{}, failed(ctx, err)
 	}
+	res.Output, res.Err = redact.String(res.Output), redact.String(res.Err)
 	return res, nil
 }
 

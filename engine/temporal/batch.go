@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // maxBatchLine bounds one line of a batch file.
@@ -161,7 +162,7 @@ func RunBatch(ctx context.Context, cfg BatchConfig) (BatchSummary, error) {
 func runTask(ctx context.Context, cfg BatchConfig, t Task, line int) BatchResult {
 	began := time.Now()
 	in := cfg.Template
-	in.Prompt = t.Prompt
+	in.Prompt = redact.String(t.Prompt)
 	if t.Workspace != "" {
 		in.Workspace = t.Workspace
 	}

@@ -78,6 +78,9 @@ func (e *env) start(t testing.TB, args ...string) *process {
 	cmd := exec.CommandContext(ctx, reinBinary(t), args...)
 	cmd.Dir = e.workspace
 	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	for k, v := range e.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	p := &process{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	stdin, err := cmd.StdinPipe()

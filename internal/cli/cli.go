@@ -47,10 +47,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	app := &App{
-		Stdin:      stdin,
-		Stdout:     stdout,
-		Stderr:     stderr,
-		Getenv:     os.Getenv,
+		Stdin:  stdin,
+		Stdout: stdout,
+		Stderr: stderr,
+		Getenv: os.Getenv,
+		// The process's credentials (GITHUB_TOKEN, *_PASSWORD, …) are
+		// registered for redaction from this list: without it they
+		// reached the output and the session store.
+		Environ:    os.Environ,
 		Getwd:      os.Getwd,
 		Interrupts: sigs,
 	}

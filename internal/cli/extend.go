@@ -41,7 +41,7 @@ func MainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd, Interrupts: sigs, Extend: ext}
+	app := &App{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd, Interrupts: sigs, Extend: ext}
 	return app.Run(ctx, args)
 }
 
@@ -201,6 +201,10 @@ func (w *EngineWorkspace) SetMaxPreset(p string) error {
 
 // Close releases the workspace's harnesses.
 func (w *EngineWorkspace) Close() { w.close() }
+
+// RegisterSecrets registers every credential cfg and the environment
+// hold for redaction, as a session's start does.
+func (a *App) RegisterSecrets(cfg *config.Config) { registerSecrets(cfg, a.Getenv, a.environ()) }
 
 // ReadPrompt reads a PROMPT argument as rein run does ("-" reads stdin).
 func (a *App) ReadPrompt(arg string) (string, error) { return a.readPrompt(arg) }

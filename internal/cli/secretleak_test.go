@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinharness/rein/model/modeltest"
 )
@@ -82,4 +83,41 @@ func TestEncodedSecretsNeverLeak(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBinaryEnvironmentSecretsNeverLeak is the same attack on the real
+// binary, whose credentials come from the process environment: a
+// GITHUB_TOKEN the model reads from a file and repeats reaches neither the
+// output nor the state directory.
+func TestBinaryEnvironmentSecretsNeverLeak(t *testing.T) {
+	const token = "gtok-Bin7Hq2mZ9xK4pW1sV8"
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "read_file", `{"path":"notes.txt"}`)),
+		sse(textBody("The token is ", token, ".")),
+	)
+	e := newEnv(t)
+	e.vars["GITHUB_TOKEN"] = token
+	writeFiles(t, e.workspace, map[string]string{"notes.txt": "GITHUB_TOKEN=" + token + "\n"})
+	p := e.start(t, "run", "--output-format", "stream-json", "-e", srv.URL, "show me the token")
+	p.stdin.Close()
+	if code := p.wait(t, 45*time.Second); code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, p.stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), token) {
+		t.Fatal("the model was not given the file; the test lost its point")
+	}
+	for where, text := range map[string]string{"stdout": p.stdout.String(), "stderr": p.stderr.String()} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s holds the token", where)
+		}
+	}
+	filepath.WalkDir(filepath.Join(e.home, ".local", "state"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), token) {
+			t.Errorf("%s holds the token", path)
+		}
+		return nil
+	})
 }

@@ -69,6 +69,9 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 	if err != nil {
 		return nil, err
 	}
+	// The workflow history is the session's store: the activities redact
+	// what they return of every credential rein knows of here.
+	registerSecrets(cfg, w.a.Getenv, w.a.environ())
 	h, err := w.a.newHarness(cfg, harnessOptions{workspace: dir, flags: &f})
 	if err != nil {
 		return nil, err
