@@ -18,6 +18,7 @@ import (
 	"github.com/reinharness/rein/config"
 	engine "github.com/reinharness/rein/engine/temporal"
 	"github.com/reinharness/rein/internal/cli"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // submitFlags are rein submit's own flags.
@@ -89,6 +90,9 @@ func submit(a *cli.App, ctx context.Context, f *submitFlags, args []string) erro
 		return err
 	}
 	defer c.Close()
+	// A prompt enters the workflow history, the session's store: known
+	// credentials are redacted from it, as rein run's session does.
+	a.RegisterSecrets(cfg)
 	in := engine.SessionInput{
 		Workspace: f.workspace, Queue: s.queue, Preset: f.preset, Model: f.model, MaxSteps: f.maxSteps,
 		ApprovalTimeout: s.approvalTimeout, HeartbeatTimeout: s.heartbeatTimeout, MaxHistory: s.maxHistory,
@@ -106,7 +110,7 @@ func submit(a *cli.App, ctx context.Context, f *submitFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	in.Prompt = prompt
+	in.Prompt = redact.String(prompt)
 	id := f.id
 	if id == "" {
 		id = newSessionID()
