@@ -23,7 +23,6 @@ type session struct {
 	setup Setup
 
 	events     []json.RawMessage // encoded agent.Events from in.EventBase on
-	eventBytes int
 	pending    []Pending
 	answers    map[string]ApproveInput
 	children   []string
@@ -237,7 +236,6 @@ func (s *session) record(ev agent.Event) {
 		b, _ = json.Marshal(map[string]string{"type": string(agent.EventError), "error": "an event could not be encoded: " + err.Error()})
 	}
 	s.events = append(s.events, b)
-	s.eventBytes += len(b)
 	if ev.Type != agent.EventToolResult || ev.ToolResult == nil {
 		return
 	}
