@@ -120,7 +120,7 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 		cfg.MaxSessionImageBytes = DefaultMaxSessionImageBytes
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = newID
+		cfg.NewID = NewID
 	}
 	version, exists, err := preflight(ctx, path, cfg.BusyTimeout)
 	if err != nil {
@@ -269,9 +269,10 @@ func checkHeader(path string) error {
 	return nil
 }
 
-// newID mints a session id: "s" and 20 random hex digits. Short enough
-// to type, and any unique prefix of it is accepted.
-func newID() string {
+// NewID mints a session id: "s" and 20 random hex digits. Short enough
+// to type, and any unique prefix of it is accepted. Sessions kept
+// elsewhere (a Temporal workflow) take their ids from it too.
+func NewID() string {
 	var b [10]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
 	return "s" + hex.EncodeToString(b[:])

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/reinharness/rein/agent"
@@ -149,7 +150,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 	}
 	st.AllowedTools = []string{}
 	for _, s := range st.Tools {
-		if def.Tools == nil && !s.Effects.Mutating() || def.Tools != nil && contains(def.Tools, s.Name) {
+		if def.Tools == nil && !s.Effects.Mutating() || def.Tools != nil && slices.Contains(def.Tools, s.Name) {
 			st.AllowedTools = append(st.AllowedTools, s.Name)
 		}
 	}
@@ -167,15 +168,6 @@ func findAgentDef(defs []agentDef, name string) (agent.SubagentDef, bool) {
 		return agent.SubagentDef{Name: agent.GeneralAgent}, true
 	}
 	return agent.SubagentDef{}, false
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Tools implements engine.Workspace.

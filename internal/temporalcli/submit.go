@@ -1,6 +1,7 @@
 package temporalcli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/reinharness/rein/config"
 	engine "github.com/reinharness/rein/engine/temporal"
 	"github.com/reinharness/rein/internal/cli"
+	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry/redact"
 )
 
@@ -113,7 +115,7 @@ func submit(a *cli.App, ctx context.Context, f *submitFlags, args []string) erro
 	in.Prompt = redact.String(prompt)
 	id := f.id
 	if id == "" {
-		id = newSessionID()
+		id = session.NewID()
 	} else if err := validateName("--id", id); err != nil {
 		return err
 	}
@@ -153,20 +155,11 @@ func followSession(a *cli.App, ctx context.Context, c client.Client, id, format 
 	r.Finish(out, res.Error)
 	if code := cli.ExitCode(res.Outcome); code != cli.ExitOK {
 		if res.Reason != "" || res.Error != "" {
-			fmt.Fprintf(a.Stderr, "rein: session %s ended %s: %s\n", id, res.Outcome, cli.OneLine(firstNonEmpty(res.Error, res.Reason)))
+			fmt.Fprintf(a.Stderr, "rein: session %s ended %s: %s\n", id, res.Outcome, cli.OneLine(cmp.Or(res.Error, res.Reason)))
 		}
 		return cli.ExitWith(code)
 	}
 	return nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // submitBatch runs a batch file.
@@ -270,7 +263,7 @@ func printStatus(a *cli.App, ctx context.Context, c client.Client, id, format st
 	if o := st.Outcome; o != nil {
 		fmt.Fprintf(a.Stdout, "  outcome: %s after %d model calls, %d tool calls\n", o.Outcome, o.Steps, o.ToolCalls)
 		if o.Reason != "" || o.Error != "" {
-			fmt.Fprintf(a.Stdout, "  reason: %s\n", cli.OneLine(firstNonEmpty(o.Error, o.Reason)))
+			fmt.Fprintf(a.Stdout, "  reason: %s\n", cli.OneLine(cmp.Or(o.Error, o.Reason)))
 		}
 		if o.Text != "" {
 			fmt.Fprintf(a.Stdout, "  answer: %s\n", clip(cli.OneLine(o.Text), 300))

@@ -2,8 +2,6 @@ package temporalcli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/signal"
@@ -195,13 +193,6 @@ func serveWorker(a *cli.App, ctx context.Context, tf *temporalFlags, mf *cli.Mod
 	}
 	fmt.Fprintln(a.Stderr, "rein worker: stopped")
 	return nil
-}
-
-// newSessionID mints a session id like the session store's.
-func newSessionID() string {
-	var b [10]byte
-	_, _ = rand.Read(b[:])
-	return "s" + hex.EncodeToString(b[:])
 }
 
 // models is the worker's model backend, from its configuration.
