@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -40,6 +41,8 @@ type fakeWorkspace struct {
 	checks     []string
 	failChecks int
 	hooks      bool
+	// hooksBroken makes every PreToolUse steering activity fail.
+	hooksBroken bool
 	// lastWriteKey is the idempotency key of the last write call.
 	lastWriteKey string
 }
@@ -99,6 +102,9 @@ func (w *fakeWorkspace) Steer(_ context.Context, _ string, p agent.SteerPoint) (
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.order = append(w.order, "steer:"+string(p.Event))
+	if w.hooksBroken && p.Event == agent.SteerPreToolUse {
+		return agent.SteerVerdict{}, errors.New("the hook runner is gone")
+	}
 	if p.Event == agent.SteerPreToolUse && p.Call != nil && strings.Contains(string(p.Call.Args), "forbidden") {
 		return agent.SteerVerdict{Block: true, Reason: "the hook refuses forbidden things"}, nil
 	}
@@ -267,4 +273,22 @@ func firstNonEmpty(r *model.ToolResult, c *agent.FileChange) string {
 		return r.CallID
 	}
 	return c.Path
+}
+
+// TestWorkflowHooksFailClosed: when the PreToolUse hooks cannot run (the
+// activity fails), the call is blocked, not run unchecked.
+func TestWorkflowHooksFailClosed(t *testing.T) {
+	p := modeltest.NewScripted(modeltest.ToolCalls(call("c1", "write", `{"text":"x"}`)), modeltest.Text("done"))
+	ws := newFakeWorkspace(t)
+	ws.hooks, ws.hooksBroken = true, true
+	env := newEnv(t, p, ws)
+	env.ExecuteWorkflow(WorkflowName, SessionInput{Prompt: "go", Workspace: "ws"})
+	result(t, env)
+	if ws.writes.Load() != 0 {
+		t.Fatal("the call ran although its PreToolUse hooks could not")
+	}
+	msgs, _ := json.Marshal(p.Requests()[1].Messages)
+	if !strings.Contains(string(msgs), "PreToolUse hooks failed") {
+		t.Errorf("the model was not told why: %s", msgs)
+	}
 }
