@@ -121,7 +121,6 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 	if launch.Sandboxed {
 		env = append(env, w.sandboxCaches(env, tmp)...)
 	}
-	env = append(env, launch.Env...)
 
 	timeout := o.Timeout
 	if timeout <= 0 {
@@ -132,7 +131,7 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 		maxOut = w.opts.ExecMaxOutput
 	}
 	res, err := runProcess(ctx, process{
-		path: launch.Path, args: launch.Args, dir: dir, env: env, files: launch.Files,
+		launch: launch, dir: dir, env: env,
 		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,
 		onOutput: o.OnOutput,
 	})

@@ -5,16 +5,15 @@ package workspace
 import (
 	"context"
 	"errors"
-	"os"
-	"time"
+		"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 type process struct {
-	path      string
-	args      []string
+	launch    sandbox.Launch
 	dir       string
 	env       []string
-	files     []*os.File
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration

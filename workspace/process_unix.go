@@ -11,15 +11,15 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // process is one command to start.
 type process struct {
-	path      string
-	args      []string
+	launch    sandbox.Launch // what to start (Path, Args, Files; its Env is already in env)
 	dir       string
 	env       []string
-	files     []*os.File // exec.Cmd.ExtraFiles
 	timeout   time.Duration
 	maxOutput int
 	grace     time.Duration
@@ -39,11 +39,10 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 		return ExecResult{}, fmt.Errorf("run command: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path: p.path, Args: p.args, Dir: p.dir, Env: p.env,
+		Dir: p.dir, Env: p.env,
 		Stdout: pw, Stderr: pw, // one pipe: stdout and stderr interleave as written
-		ExtraFiles:  p.files,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
+	p.launch.Apply(cmd)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		pr.Close()

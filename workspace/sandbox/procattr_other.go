@@ -1,0 +1,9 @@
+//go:build unix && !linux
+
+package sandbox
+
+import "syscall"
+
+// procAttr puts the child in its own process group; other systems have no
+// parent-death signal.
+func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

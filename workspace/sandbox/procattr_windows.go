@@ -1,0 +1,7 @@
+//go:build !unix
+
+package sandbox
+
+import "syscall"
+
+func procAttr() *syscall.SysProcAttr { return nil }
