@@ -5,7 +5,7 @@ package workspace
 import (
 	"context"
 	"errors"
-		"time"
+	"time"
 
 	"github.com/reinharness/rein/workspace/sandbox"
 )
