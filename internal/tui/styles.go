@@ -75,3 +75,6 @@ func stripANSI(s string) string { return ansi.Strip(s) }
 
 // truncateANSI cuts styled text to width cells.
 func truncateANSI(s string, width int) string { return ansi.Truncate(s, width, "…") }
+
+// runeCells is how many terminal cells r takes.
+func runeCells(r rune) int { return ansi.StringWidth(string(r)) }

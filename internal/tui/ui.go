@@ -133,6 +133,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
+		if m.approval != nil {
+			m.clampTop()
+		}
 	case printedMsg:
 		m.printing = false
 	case spinner.TickMsg:
@@ -160,7 +163,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ReplayMsg:
 		m.replay(msg)
 	case ApprovalMsg:
-		m.openApproval(msg)
+		cmds = append(cmds, m.openApproval(msg))
+	case armMsg:
+		// Drawn again below: the dialog shows it takes answers now.
 	case ApprovalWithdrawnMsg:
 		if m.approval != nil && m.approval.req.ID == msg.ID {
 			m.approval = nil

@@ -139,6 +139,8 @@ func TestScreenCommandApprovalAndResult(t *testing.T) {
 	s.ev(agent.Event{Type: agent.EventToolCall, ToolCall: call("c1", "run_command", map[string]string{"command": "go test ./..."})})
 	reply := make(chan ApprovalReply, 1)
 	s.send(ApprovalMsg{Request: ApprovalRequest{ID: 7, Tool: "run_command", Command: "go test ./...", Why: "run_command asks under the editor preset", CanAlways: true}, Reply: reply})
+	s.golden("approval_command_unarmed")
+	s.clock = s.clock.Add(approvalGuard)
 	s.golden("approval_command")
 	s.typ("s")
 	if got := <-reply; got != (ApprovalReply{ID: 7, Choice: ChoiceSession}) {
@@ -158,6 +160,7 @@ func TestScreenWriteApprovalDiff(t *testing.T) {
 	reply := make(chan ApprovalReply, 1)
 	diff := "--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-func main() {}\n+func main() { println(1) }\n"
 	s.send(ApprovalMsg{Request: ApprovalRequest{ID: 1, Tool: "write_file", Diff: diff, Why: "main.go is protected"}, Reply: reply})
+	s.clock = s.clock.Add(approvalGuard)
 	s.golden("approval_diff")
 	s.typ("a") // not offered: ignored
 	s.typ("n")
