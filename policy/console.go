@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/termsafe"
 )
@@ -34,7 +35,25 @@ type ConsoleOptions struct {
 	// already reads the same input line by line (a chat REPL) passes its
 	// own line source here, so the two never compete for the input.
 	ReadLine func(ctx context.Context) (string, error)
+	// Terminal is the terminal the user types answers on, when there is
+	// one (the input behind ReadLine, say); nil means in when in is a
+	// terminal. Before each question what was typed on it but not read
+	// yet is discarded (tcflush TCIFLUSH), and answers arriving within
+	// Settle of the question are ignored: keys typed for something else
+	// (a message written while the model worked) must not answer it.
+	Terminal *os.File
+	// Settle is how long after a question answers are ignored: 0 means
+	// DefaultSettle when there is a terminal and none otherwise (answers
+	// piped in are meant for the questions), negative never.
+	Settle time.Duration
+	// Width is the column the question wraps at; 0 means the terminal's
+	// width, or 100 without one. The command is never clipped.
+	Width int
 }
+
+// DefaultSettle is how long after a question on a terminal the console
+// approver ignores answers.
+const DefaultSettle = 500 * time.Millisecond
 
 // ConsoleApprover asks the user on a terminal. Approve calls are
 // serialized; unless ConsoleOptions.ReadLine is set, the approver owns its
@@ -46,6 +65,10 @@ type ConsoleApprover struct {
 	opts    ConsoleOptions
 	ws      string
 	session *sessionMemory
+	// term is the terminal answers are typed on (nil: none); settle is
+	// how long after a question answers are ignored.
+	term   *os.File
+	settle time.Duration
 
 	mu    sync.Mutex
 	once  sync.Once
@@ -65,6 +88,20 @@ func Console(in io.Reader, out io.Writer, opts ConsoleOptions) *ConsoleApprover 
 	c := &ConsoleApprover{in: in, out: out, opts: opts, session: newSessionMemory()}
 	if opts.Workspace != "" {
 		c.ws = canonicalWorkspace(opts.Workspace)
+	}
+	if c.term = opts.Terminal; c.term == nil {
+		c.term, _ = in.(*os.File)
+	}
+	if c.term != nil && !isTTY(c.term) {
+		c.term = nil // not a terminal
+	}
+	switch {
+	case opts.Settle < 0:
+		c.settle = 0
+	case opts.Settle > 0:
+		c.settle = opts.Settle
+	case c.term != nil:
+		c.settle = DefaultSettle
 	}
 	return c
 }
@@ -86,13 +123,28 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 		return Decision{Action: Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
 	}
 	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec) && alwaysLifts(d)
+	if c.term != nil {
+		ttyFlush(c.term) // what was typed before the question is not for it
+	}
 	c.show(call, d, canAlways)
-	for attempt := 0; attempt < maxPromptAttempts; attempt++ {
+	settled := c.opts.Now().Add(c.settle)
+	for attempt := 0; attempt < maxPromptAttempts; {
 		answer, err := c.readLine(ctx)
 		if err != nil {
 			return c.denied(call, "denied: no answer ("+err.Error()+")"), ctx.Err()
 		}
+		if c.opts.Now().Before(settled) {
+			fmt.Fprintf(c.out, "(ignored \"%s\": it came before you could read the question; answer again)\n%s", compact(answer, 80), choices(canAlways))
+			continue
+		}
+		attempt++
 		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "":
+			fmt.Fprint(c.out, "Enter alone does not answer: type y, s, n")
+			if canAlways {
+				fmt.Fprint(c.out, " or a")
+			}
+			fmt.Fprint(c.out, ".\n")
 		case "y", "yes":
 			return c.allowed(call, "approved once by the user", "approver:console"), nil
 		case "s", "session":
@@ -140,36 +192,69 @@ func choices(always bool) string {
 	return "Allow? [y]es once, [s]ession, [n]o: "
 }
 
-// show prints the call: tool, its command or compact arguments, reason.
-// Every field is model-controlled (the reason quotes the command) and is
-// shown escaped (termsafe.Line), so control characters cannot make the
-// prompt read differently from what [y]es approves.
+// show prints the call: tool, its command (whole, wrapped at the
+// terminal's width, never clipped) or arguments, and the reason. Every
+// field is model-controlled (the reason quotes the command) and is shown
+// escaped (termsafe.Line), so control characters cannot make the prompt
+// read differently from what [y]es approves.
 func (c *ConsoleApprover) show(call Call, d Decision, always bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nrein wants to run %s\n", termsafe.Line(call.Spec.Name))
+	width := c.width()
 	eff := call.Spec.Effects
 	shownCmd, escaped := false, false
 	if eff.Exec && eff.CommandArg != "" {
 		if args, err := parseArgs(call.Args); err == nil {
 			if cmds, _ := args.strings(eff.CommandArg); len(cmds) > 0 {
 				for _, cmd := range cmds {
-					shown := compact(cmd, 500)
-					escaped = escaped || shown != clip(cmd, 500)
-					fmt.Fprintf(&b, "  command: %s\n", shown)
+					shown := termsafe.Line(cmd)
+					escaped = escaped || shown != cmd
+					writeWrapped(&b, "  command: ", shown, width)
 				}
 				shownCmd = true
 			}
 		}
 	}
 	if !shownCmd {
-		fmt.Fprintf(&b, "  args: %s\n", compact(canonicalJSON(call.Args), 300))
+		writeWrapped(&b, "  args: ", termsafe.Line(canonicalJSON(call.Args)), width)
 	}
-	fmt.Fprintf(&b, "  why: %s\n", termsafe.Line(d.Reason))
+	writeWrapped(&b, "  why: ", termsafe.Line(d.Reason), width)
 	if escaped {
 		b.WriteString(`  (characters of the command are shown escaped: \r \n \t \xNN \uNNNN, and \\ for a backslash)` + "\n")
 	}
 	b.WriteString(choices(always))
 	io.WriteString(c.out, b.String())
+}
+
+// width is the column the question wraps at.
+func (c *ConsoleApprover) width() int {
+	if c.opts.Width > 0 {
+		return c.opts.Width
+	}
+	if c.term != nil {
+		if w := ttyWidth(c.term); w >= 20 {
+			return w
+		}
+	}
+	return 100
+}
+
+// writeWrapped writes label and text, wrapped at width runes; the
+// continuation lines are indented under the text's start, and every
+// character of text is written.
+func writeWrapped(b *strings.Builder, label, text string, width int) {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(label))
+	room := max(width-len(indent), 10)
+	r := []rune(text)
+	b.WriteString(label)
+	for {
+		n := min(len(r), room)
+		b.WriteString(string(r[:n]) + "\n")
+		if r = r[n:]; len(r) == 0 {
+			return
+		}
+		b.WriteString(indent)
+	}
 }
 
 // compact shows text on one line, cut to max runes, every control or

@@ -203,6 +203,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	} else if o.lines != nil && o.flags.approve == approveAsk {
 		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
 			Workspace: ws.Dir(), Approved: approved, Decider: h.engine, ReadLine: o.lines.readLine,
+			Terminal: terminalFile(a.Stdin),
 		})
 		if h.gate != nil {
 			h.approver = &gatedApprover{gate: h.gate, inner: h.approver}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -292,4 +293,12 @@ func compactLineMax(s string, maxRunes int) string {
 		s += " …"
 	}
 	return s
+}
+
+// terminalFile is in as a file when it is one (the console approver
+// discards what was typed on it before each question when it is a
+// terminal), else nil.
+func terminalFile(in io.Reader) *os.File {
+	f, _ := in.(*os.File)
+	return f
 }
