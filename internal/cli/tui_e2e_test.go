@@ -23,6 +23,12 @@ type tmuxTerm struct {
 // startTUI runs `rein chat` with args in a w×h tmux pane.
 func (e *env) startTUI(t *testing.T, w, h int, args ...string) *tmuxTerm {
 	t.Helper()
+	return e.startTerm(t, w, h, append([]string{"chat"}, args...)...)
+}
+
+// startTerm runs rein with args in a w×h tmux pane.
+func (e *env) startTerm(t *testing.T, w, h int, args ...string) *tmuxTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("REIN_REQUIRE_INTEROP") == "1" {
 			t.Fatal("tmux is not installed (./scripts/test installs it)")
@@ -30,7 +36,7 @@ func (e *env) startTUI(t *testing.T, w, h int, args ...string) *tmuxTerm {
 		t.Skip("tmux is not installed; skipping the terminal end-to-end test")
 	}
 	tm := &tmuxTerm{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
-	cmdline := fmt.Sprintf("env -i HOME=%q PATH=%q TERM=xterm-256color %q chat %s; echo REIN-EXITED $?; sleep 30",
+	cmdline := fmt.Sprintf("env -i HOME=%q PATH=%q TERM=xterm-256color %q %s; echo REIN-EXITED $?; sleep 30",
 		e.home, os.Getenv("PATH"), reinBinary(t), strings.Join(args, " "))
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", "rein", "-c", e.workspace, cmdline)
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
@@ -79,7 +85,25 @@ func (tm *tmuxTerm) waitText(text string) string {
 }
 
 func (tm *tmuxTerm) typ(text string) { tm.run("send-keys", "-t", "rein", "-l", text) }
-func (tm *tmuxTerm) key(k string)    { tm.run("send-keys", "-t", "rein", k) }
+
+// waitArmed waits until the approval dialog is open and takes answers
+// (it ignores keys for a moment after it appears).
+func (tm *tmuxTerm) waitArmed() string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		// The visible pane only: the scrollback may hold older frames.
+		s := tm.run("capture-pane", "-p", "-t", "rein")
+		if strings.Contains(s, "[y] once") && !strings.Contains(s, "keys typed now are ignored") {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("timed out waiting for the approval dialog to take answers; screen:\n%s", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+func (tm *tmuxTerm) key(k string) { tm.run("send-keys", "-t", "rein", k) }
 
 // paste pastes text with bracketed paste, as a terminal does.
 func (tm *tmuxTerm) paste(text string) {
@@ -155,7 +179,7 @@ func TestTUIApproveCommandAndDiff(t *testing.T) {
 	tm.waitText("session")
 	tm.typ("run it")
 	tm.key("Enter")
-	s := tm.waitText("[y] once")
+	s := tm.waitArmed()
 	if !strings.Contains(s, "Allow run_command?") || !strings.Contains(s, "ls; exit 3") {
 		t.Errorf("the dialog does not show the command:\n%s", s)
 	}
@@ -214,7 +238,7 @@ func TestTUICommandOutputLiveTail(t *testing.T) {
 	tm.waitText("session")
 	tm.typ("count")
 	tm.key("Enter")
-	tm.waitText("[y] once")
+	tm.waitArmed()
 	tm.typ("y")
 	s := tm.waitFor("the first line while the command runs", func(s string) bool {
 		return strings.Contains(s, "tick-1") || strings.Contains(s, "exit code")
