@@ -26,6 +26,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // Exit codes.
@@ -138,6 +140,11 @@ func (a *App) defaults() {
 	if a.Stderr == nil {
 		a.Stderr = io.Discard
 	}
+	// Everything rein prints on stderr is for people, and much of it
+	// quotes text a model, a server or a repository chose (warnings
+	// naming files, errors quoting servers): no control character in it
+	// reaches the terminal raw, whichever printer forgot to escape it.
+	a.Stderr = termsafe.NewWriter(a.Stderr)
 	if a.Getenv == nil {
 		a.Getenv = os.Getenv
 		if a.Environ == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // NewHooksCommand returns `rein hooks` with its subcommands list and
@@ -65,12 +66,13 @@ func (a *App) hooksListCommand() *cobra.Command {
 				return a.fail(err, nil)
 			}
 			all := set.all()
+			out := termsafe.NewWriter(a.Stdout)
 			if len(all.Groups) == 0 {
-				fmt.Fprintln(a.Stdout, "no hooks are configured")
+				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
 			st := a.hookTrustStore(f.stateDir).Status(set.project, ws)
-			fmt.Fprintln(a.Stdout, "EVENT\tMATCHER\tLAYER\tRUNS\tTIMEOUT\tCOMMAND\tSOURCE")
+			fmt.Fprintln(out, "EVENT\tMATCHER\tLAYER\tRUNS\tTIMEOUT\tCOMMAND\tSOURCE")
 			for _, g := range all.Groups {
 				runs := "yes"
 				if g.Layer == hooks.LayerProject && !st.Trusted {
@@ -81,7 +83,7 @@ func (a *App) hooksListCommand() *cobra.Command {
 					matcher = "*"
 				}
 				for _, h := range g.Hooks {
-					fmt.Fprintf(a.Stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, runs,
+					fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, termsafe.Line(runs),
 						h.Timeout, termText(h.Command, 200), termText(g.Source, 200))
 				}
 			}
@@ -141,7 +143,7 @@ again.`,
 				}
 			}
 			if len(before.Changed) > 0 {
-				fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", pathList(before.Changed))
+				fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))
 			}
 			for _, p := range st.Pins {
 				if p.Kind == "file" {

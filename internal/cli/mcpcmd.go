@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/mcp"
 )
 
@@ -103,7 +104,7 @@ func (a *App) mcpListCommand() *cobra.Command {
 			if f.json {
 				return a.printJSON(statusJSON(statuses))
 			}
-			printStatuses(a.Stdout, statuses)
+			printStatuses(termsafe.NewWriter(a.Stdout), statuses)
 			return nil
 		},
 	}
@@ -155,7 +156,7 @@ stderr and exits 1.`,
 				} else if res.IsError {
 					fmt.Fprintln(a.Stderr, strings.TrimRight(res.Content, "\n"))
 				} else {
-					fmt.Fprintln(a.Stdout, strings.TrimRight(res.Content, "\n"))
+					fmt.Fprintln(termsafe.NewWriter(a.Stdout), strings.TrimRight(res.Content, "\n"))
 				}
 				if res.IsError {
 					return &exitError{code: ExitFailed}
@@ -204,7 +205,7 @@ PROMPT, get it filled in with JSON (an object of string arguments, default
 					if f.json {
 						return a.printJSON(prompts)
 					}
-					printPrompts(a.Stdout, prompts)
+					printPrompts(termsafe.NewWriter(a.Stdout), prompts)
 					return nil
 				}
 				res, err := m.GetPrompt(ctx, args[0], args[1], promptArgs)
@@ -214,11 +215,12 @@ PROMPT, get it filled in with JSON (an object of string arguments, default
 				if f.json {
 					return a.printJSON(res)
 				}
+				out := termsafe.NewWriter(a.Stdout)
 				for i, msg := range res.Messages {
 					if i > 0 {
-						fmt.Fprintln(a.Stdout)
+						fmt.Fprintln(out)
 					}
-					fmt.Fprintf(a.Stdout, "[%s]\n%s\n", msg.Role, strings.TrimRight(msg.Text, "\n"))
+					fmt.Fprintf(out, "[%s]\n%s\n", termsafe.Line(string(msg.Role)), strings.TrimRight(msg.Text, "\n"))
 				}
 				return nil
 			})
@@ -336,8 +338,10 @@ func (a *App) callArgs(args []string) (json.RawMessage, error) {
 	return json.RawMessage(data), nil
 }
 
+// printJSON writes v as indented JSON, with the characters a terminal
+// obeys (C1, DEL, bidi) as \uXXXX escapes: still the same JSON.
 func (a *App) printJSON(v any) error {
-	enc := json.NewEncoder(a.Stdout)
+	enc := json.NewEncoder(termsafe.NewJSONWriter(a.Stdout))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -396,7 +400,9 @@ func statusJSON(sts []mcp.Status) []statusView {
 }
 
 // printStatuses renders `rein mcp list`: a table, then each server's
-// tools or error.
+// tools or error. Names, the server's own name and version, tool names
+// and errors are the server's or the repository's text: each is escaped
+// to one line (w escapes the rest).
 func printStatuses(w io.Writer, sts []mcp.Status) {
 	if len(sts) == 0 {
 		fmt.Fprintln(w, "No MCP servers are configured: add an [mcp_servers.NAME] table to config.toml or a .mcp.json to the workspace.")
@@ -417,15 +423,15 @@ func printStatuses(w io.Writer, sts []mcp.Status) {
 		if needsLogin(st) {
 			state = stateNeedsLogin
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Name, state, st.Transport, era, len(st.Tools), serves)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", termsafe.Line(st.Name), state, st.Transport, termsafe.Line(era), len(st.Tools), termsafe.Line(serves))
 	}
 	tw.Flush()
 	for _, st := range sts {
 		switch {
 		case needsLogin(st):
-			fmt.Fprintf(w, "\n%s %s\n", st.Name, needsLoginHint(st.Name))
+			fmt.Fprintf(w, "\n%s %s\n", termsafe.Line(st.Name), termsafe.Line(needsLoginHint(st.Name)))
 		case st.State != mcp.StateConnected && st.Err != nil:
-			fmt.Fprintf(w, "\n%s\n", oneLine(st.Err.Error()))
+			fmt.Fprintf(w, "\n%s\n", termsafe.Line(oneLine(st.Err.Error())))
 		default:
 			printTools(w, st)
 		}
@@ -447,17 +453,17 @@ func printTools(w io.Writer, st mcp.Status) {
 	if len(st.Tools) > 0 {
 		names := make([]string, len(st.Tools))
 		for i, name := range st.Tools {
-			names[i] = name
+			names[i] = termsafe.Line(name)
 			if label, ok := taskLabels[st.Tasks[name]]; ok {
 				names[i] += " [" + label + "]"
 			}
 		}
-		fmt.Fprintf(w, "\n%s tools: %s\n", st.Name, strings.Join(names, ", "))
+		fmt.Fprintf(w, "\n%s tools: %s\n", termsafe.Line(st.Name), strings.Join(names, ", "))
 	}
 	if len(st.Hidden) > 0 {
-		fmt.Fprintf(w, "\n%s hides %d tool(s) rein cannot run as tasks:\n", st.Name, len(st.Hidden))
+		fmt.Fprintf(w, "\n%s hides %d tool(s) rein cannot run as tasks:\n", termsafe.Line(st.Name), len(st.Hidden))
 		for _, h := range st.Hidden {
-			fmt.Fprintf(w, "  %s: %s\n", h.Name, h.Reason)
+			fmt.Fprintf(w, "  %s: %s\n", termsafe.Line(h.Name), termsafe.Line(h.Reason))
 		}
 	}
 }
@@ -468,9 +474,9 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 		return
 	}
 	for _, p := range prompts {
-		fmt.Fprintf(w, "%s", p.Name)
+		fmt.Fprintf(w, "%s", termsafe.Line(p.Name))
 		if p.Description != "" {
-			fmt.Fprintf(w, " — %s", oneLine(p.Description))
+			fmt.Fprintf(w, " — %s", termsafe.Line(oneLine(p.Description)))
 		}
 		fmt.Fprintln(w)
 		for _, arg := range p.Arguments {
@@ -478,9 +484,9 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 			if arg.Required {
 				req = " (required)"
 			}
-			fmt.Fprintf(w, "    %s%s", arg.Name, req)
+			fmt.Fprintf(w, "    %s%s", termsafe.Line(arg.Name), req)
 			if arg.Description != "" {
-				fmt.Fprintf(w, ": %s", oneLine(arg.Description))
+				fmt.Fprintf(w, ": %s", termsafe.Line(oneLine(arg.Description)))
 			}
 			fmt.Fprintln(w)
 		}

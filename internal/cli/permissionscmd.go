@@ -70,7 +70,7 @@ func (c *permissionsCmd) listCommand() *cobra.Command {
 				return nil
 			}
 			for i, p := range ps {
-				fmt.Fprintf(c.app.Stdout, "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.Added.Format("2006-01-02"))
+				fmt.Fprintf(termsafe.NewWriter(c.app.Stdout), "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.Added.Format("2006-01-02"))
 			}
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/session/replay"
 )
@@ -184,10 +185,10 @@ func (r *replayCmd) report(rep *replay.Report) error {
 		skipped = fmt.Sprintf(" (%s not comparable: interrupted or unfinished when recorded)", plural(rep.Skipped, "call"))
 	}
 	if rep.Divergence == nil {
-		fmt.Fprintf(a.Stdout, "session %s replayed: %s identical%s\n", rep.Session.ID, plural(rep.Compared, "tool result"), skipped)
+		fmt.Fprintf(termsafe.NewWriter(a.Stdout), "session %s replayed: %s identical%s\n", rep.Session.ID, plural(rep.Compared, "tool result"), skipped)
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "session %s diverged after %s%s:\n%s", rep.Session.ID,
+	fmt.Fprintf(termsafe.NewWriter(a.Stdout), "session %s diverged after %s%s:\n%s", rep.Session.ID,
 		plural(rep.Compared-1, "identical tool result"), skipped, rep.Divergence)
 	return &exitError{code: ExitFailed}
 }

@@ -106,13 +106,13 @@ func (c *sessionsCmd) listCommand() *cobra.Command {
 				}
 			}
 			if asJSON {
-				return writeJSONLines(c.app.Stdout, list)
+				return writeJSONLines(termsafe.NewJSONWriter(c.app.Stdout), list)
 			}
 			if len(list) == 0 {
 				c.explainEmpty(cmd.Context(), store, filter.Workspace)
 				return nil
 			}
-			printSessions(c.app.Stdout, list)
+			printSessions(termsafe.NewWriter(c.app.Stdout), list)
 			return nil
 		},
 	}
@@ -129,13 +129,14 @@ func (c *sessionsCmd) listCommand() *cobra.Command {
 }
 
 // printSessions prints a table: id, last update, status, events,
-// workspace, title.
+// workspace, title. The workspace and the title (the first prompt, which
+// may be a repository's or a model's text) are escaped to one line.
 func printSessions(w io.Writer, list []session.Info) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tEVENTS\tWORKSPACE\tTITLE")
 	for _, in := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"),
-			in.Status, in.Events, in.Workspace, clipRunes(in.Title, 60))
+			in.Status, in.Events, termsafe.Line(in.Workspace), termsafe.Line(clipRunes(in.Title, 60)))
 	}
 	tw.Flush()
 }
@@ -190,7 +191,7 @@ func (c *sessionsCmd) showCommand() *cobra.Command {
 }
 
 func (c *sessionsCmd) showJSON(ctx context.Context, store session.Store, id string) error {
-	enc := json.NewEncoder(c.app.Stdout)
+	enc := json.NewEncoder(termsafe.NewJSONWriter(c.app.Stdout))
 	for r, err := range store.Events(ctx, id) {
 		if err != nil {
 			return c.failed(err)
@@ -204,8 +205,10 @@ func (c *sessionsCmd) showJSON(ctx context.Context, store session.Store, id stri
 
 // showText prints the session's header and a transcript: prompts,
 // answers, tool calls with their decisions and results, and outcomes.
+// All of it is the model's, tools' and servers' text: it goes through
+// termsafe, and one-line fields are escaped to one line.
 func (c *sessionsCmd) showText(ctx context.Context, store session.Store, info session.Info) error {
-	w := c.app.Stdout
+	w := termsafe.NewWriter(c.app.Stdout)
 	fmt.Fprintf(w, "session   %s\nworkspace %s\n", info.ID, info.Workspace)
 	if info.Parent != "" {
 		fmt.Fprintf(w, "forked    from %s\n", info.Parent)
@@ -242,11 +245,11 @@ func showEvent(w io.Writer, ev agent.Event) {
 		}
 	case agent.EventToolCall:
 		if c := ev.ToolCall; c != nil {
-			fmt.Fprintf(w, "  → %s %s\n", c.Name, clipRunes(string(c.Args), maxToolLine))
+			fmt.Fprintf(w, "  → %s %s\n", termsafe.Line(c.Name), termsafe.Line(clipRunes(string(c.Args), maxToolLine)))
 		}
 	case agent.EventToolDecision:
 		if d := ev.Decision; d != nil && d.Action != "allow" {
-			fmt.Fprintf(w, "    %s by %s: %s\n", d.Action, orDash(d.By), clipRunes(d.Reason, maxDenialLine))
+			fmt.Fprintf(w, "    %s by %s: %s\n", d.Action, termsafe.Line(orDash(d.By)), termsafe.Line(clipRunes(d.Reason, maxDenialLine)))
 		}
 	case agent.EventToolResult:
 		if r := ev.ToolResult; r != nil {
@@ -254,7 +257,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 			if r.IsError {
 				mark = "✗"
 			}
-			fmt.Fprintf(w, "  %s %s\n", mark, clipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine))
+			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Line(clipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine)))
 		}
 	case agent.EventCompaction:
 		if ci := ev.Compaction; ci != nil {
@@ -264,12 +267,12 @@ func showEvent(w io.Writer, ev agent.Event) {
 		if o := ev.Outcome; o != nil {
 			line := fmt.Sprintf("  [run %s after %s, %s]", o.Kind, plural(o.Steps, "model call"), plural(o.ToolCalls, "tool call"))
 			if o.Reason != "" {
-				line += ": " + o.Reason
+				line += ": " + termsafe.Line(o.Reason)
 			}
 			fmt.Fprintln(w, line)
 		}
 	case agent.EventError:
-		fmt.Fprintf(w, "  [error: %s]\n", oneLine(ev.Err))
+		fmt.Fprintf(w, "  [error: %s]\n", termsafe.Line(oneLine(ev.Err)))
 	}
 }
 

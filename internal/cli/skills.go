@@ -145,7 +145,7 @@ func (a *App) skillsListCommand() *cobra.Command {
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			listSkills(a.Stdout, a.discoverSkills(ws))
+			listSkills(termsafe.NewWriter(a.Stdout), a.discoverSkills(ws))
 			return nil
 		},
 	}
@@ -163,7 +163,7 @@ func listSkills(w io.Writer, c *skill.Catalog) {
 	}
 	for _, s := range skills {
 		desc := strings.Join(strings.Fields(s.Description), " ")
-		fmt.Fprintf(w, "%s\t%s %s\t%s\n", s.Name, s.Layer, termsafe.Line(s.Dir), termsafe.Line(clipText(desc, 160)))
+		fmt.Fprintf(w, "%s\t%s %s\t%s\n", termsafe.Line(s.Name), s.Layer, termsafe.Line(s.Dir), termsafe.Line(clipText(desc, 160)))
 	}
 	if probs := c.Problems(); len(probs) > 0 {
 		fmt.Fprintf(w, "\n%s:\n", plural(len(probs), "problem"))
@@ -182,7 +182,7 @@ func skillHelp(c *skill.Catalog) string {
 	var b strings.Builder
 	b.WriteString("Skills (/NAME [ARGS] activates one for the next turn):\n")
 	for _, s := range skills {
-		fmt.Fprintf(&b, "  /%s  %s (%s)\n", s.Name, termsafe.Line(clipText(strings.Join(strings.Fields(s.Description), " "), 100)), s.Layer)
+		fmt.Fprintf(&b, "  /%s  %s (%s)\n", termsafe.Line(s.Name), termsafe.Line(clipText(strings.Join(strings.Fields(s.Description), " "), 100)), s.Layer)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
