@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/mcp"
 )
 
@@ -69,7 +70,7 @@ mode 0600) and refreshed when they expire; rein mcp logout forgets them.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.Stdout, "Signed in to %s; %s: %s\n", sc.Name, plural(len(tools), "tool"), orDash(strings.Join(tools, ", ")))
+			fmt.Fprintf(termsafe.NewWriter(a.Stdout), "Signed in to %s; %s: %s\n", sc.Name, plural(len(tools), "tool"), orDash(strings.Join(tools, ", ")))
 			return nil
 		},
 	}
@@ -124,9 +125,9 @@ func (a *App) mcpLogoutCommand() *cobra.Command {
 				return a.fail(err, nil)
 			}
 			if found {
-				fmt.Fprintf(a.Stdout, "Signed out of %s: its stored tokens were deleted%s.\n", sc.Name, revoked)
+				fmt.Fprintf(termsafe.NewWriter(a.Stdout), "Signed out of %s: its stored tokens were deleted%s.\n", sc.Name, revoked)
 			} else {
-				fmt.Fprintf(a.Stdout, "%s had no stored sign-in.\n", sc.Name)
+				fmt.Fprintf(termsafe.NewWriter(a.Stdout), "%s had no stored sign-in.\n", sc.Name)
 			}
 			return nil
 		},

@@ -166,12 +166,12 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 			}
 			if len(args) == 0 {
 				if len(project) == 0 {
-					fmt.Fprintln(a.Stdout, "this workspace defines no MCP servers")
+					fmt.Fprintln(termsafe.NewWriter(a.Stdout), "this workspace defines no MCP servers")
 					return nil
 				}
 				for _, name := range project {
 					sc := byName[name]
-					fmt.Fprintf(a.Stdout, "%s\t%s\t%s (%s)\n", name, trustState(store.Status(sc, ws)), describeServer(sc), sc.Source)
+					fmt.Fprintf(termsafe.NewWriter(a.Stdout), "%s\t%s\t%s (%s)\n", name, trustState(store.Status(sc, ws)), describeServer(sc), sc.Source)
 				}
 				return nil
 			}
@@ -185,11 +185,11 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 				if err != nil {
 					return a.fail(err, nil)
 				}
-				fmt.Fprintf(a.Stdout, "trusted %s: %s (%s)\n", name, describeServer(sc), sc.Source)
+				fmt.Fprintf(termsafe.NewWriter(a.Stdout), "trusted %s: %s (%s)\n", name, describeServer(sc), sc.Source)
 				if len(before.Changed) > 0 {
-					fmt.Fprintf(a.Stdout, "  changed since you last trusted it: %s\n", pathList(before.Changed))
+					fmt.Fprintf(termsafe.NewWriter(a.Stdout), "  changed since you last trusted it: %s\n", pathList(before.Changed))
 				}
-				fmt.Fprint(a.Stdout, describePins(st))
+				fmt.Fprint(termsafe.NewWriter(a.Stdout), describePins(st))
 			}
 			return nil
 		},

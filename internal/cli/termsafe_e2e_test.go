@@ -288,6 +288,25 @@ func TestSkillsListAndStartupWarningsEscape(t *testing.T) {
 	assertEscaped(t, "rein run's start-up warnings", stderr, `evil\x1b]0;pwned\x07\u202e\x9b.txt`)
 }
 
+// TestMCPTrustEscapes: `rein mcp trust` shows what a repository's server
+// runs for the user to review: its hostile arguments are shown escaped,
+// so the review reads what would run.
+func TestMCPTrustEscapes(t *testing.T) {
+	e := newEnv(t)
+	mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ws": map[string]any{
+		"command": "true", "args": []string{"ok" + hostileParts[1] + "\r" + hostileParts[0], strings.ToValidUTF8(hostile(), "")},
+	}}})
+	writeFiles(t, e.workspace, map[string]string{".mcp.json": string(mcpJSON)})
+	for _, args := range [][]string{{"mcp", "trust"}, {"mcp", "trust", "ws"}} {
+		code, out, stderr := e.runBinary(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, stderr)
+		}
+		assertInert(t, strings.Join(args, " "), out+stderr)
+		assertEscaped(t, strings.Join(args, " "), out, `ok\x1b]0;pwned\x07\r\x1b]52;c;`)
+	}
+}
+
 // TestHooksAndPermissionsListEscape: a repository hook whose matcher
 // and command are hostile, and a stored grant for a hostile command:
 // `rein hooks list` and `rein permissions list` print them inert.
