@@ -33,6 +33,10 @@ type approvalState struct {
 	// reasoning is set once n was pressed: the user types a reason.
 	reasoning bool
 	reason    []rune
+	// body is the wrapped body for bodyWidth (wrapping a long diff on
+	// every frame would cost more than drawing it).
+	body      []string
+	bodyWidth int
 }
 
 // armMsg re-renders the dialog when its guard may have run out.
@@ -189,9 +193,17 @@ func (m *Model) bodyRoom() int { return max(m.height-14, 4) }
 // dialog's width, every line of it: the command, the diff or the
 // arguments. Nothing is clipped; what does not fit is scrolled.
 func (m *Model) approvalBody() []string {
+	a := m.approval
+	if w := m.dialogWidth(); a.body == nil || a.bodyWidth != w {
+		a.body, a.bodyWidth = m.wrapBody(w), w
+	}
+	return a.body
+}
+
+// wrapBody wraps the request's command, diff or arguments to w cells.
+func (m *Model) wrapBody(w int) []string {
 	r := m.approval.req
-	w := m.dialogWidth()
-	var out []string
+	out := []string{}
 	switch {
 	case r.Command != "":
 		for _, l := range strings.Split(termsafe.Escape(r.Command), "\n") {
@@ -205,11 +217,11 @@ func (m *Model) approvalBody() []string {
 		}
 	case r.Diff != "":
 		for _, l := range strings.Split(strings.TrimRight(termsafe.Escape(r.Diff), "\n"), "\n") {
-			for i, part := range wrapCells(l, w) {
-				if i > 0 {
-					part = diffContinuation(l) + part
-				}
-				out = append(out, m.st.colorDiff(part))
+			// Every part of a wrapped line keeps its +, - or space, so it
+			// is colored and read as the same kind of line.
+			mark := diffMark(l)
+			for _, part := range wrapCells(l[len(mark):], w-len(mark)) {
+				out = append(out, m.st.colorDiff(mark+part))
 			}
 		}
 	case r.Args != "":
@@ -218,9 +230,9 @@ func (m *Model) approvalBody() []string {
 	return out
 }
 
-// diffContinuation keeps a wrapped diff line's marker on its
-// continuation, so it is colored and read as the same kind of line.
-func diffContinuation(l string) string {
+// diffMark is the marker of a diff line that is kept on its wrapped
+// parts: +, - or space (not the +++ and --- of the file names).
+func diffMark(l string) string {
 	if l != "" && strings.ContainsRune("+- ", rune(l[0])) && !strings.HasPrefix(l, "+++") && !strings.HasPrefix(l, "---") {
 		return l[:1]
 	}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // FuzzMarkdownStream streams hostile model text in uneven chunks: the
@@ -87,6 +90,46 @@ func FuzzCallTail(f *testing.F) {
 		for _, bad := range []string{"\x07", "\x1b", "\u009b", "\r"} {
 			if strings.Contains(got, bad) {
 				t.Fatalf("%q reached the screen", bad)
+			}
+		}
+	})
+}
+
+// FuzzApprovalDialog opens the dialog on any command or diff at any
+// size and scrolls through it: nothing of it is lost (every line, wrapped,
+// is the escaped text exactly), nothing raw reaches the frame, and no
+// keystroke during the guard answers.
+func FuzzApprovalDialog(f *testing.F) {
+	f.Add("rm -rf / \x1b]0;x\x07\n\u202e"+strings.Repeat("w", 300), uint8(40), uint8(12), false)
+	f.Add("--- a\n+++ b\n@@\n+"+strings.Repeat("界", 90)+"\n-x\n", uint8(20), uint8(5), true)
+	f.Fuzz(func(t *testing.T, text string, w, h uint8, diff bool) {
+		s := newScreen(t, 80, 24)
+		req := ApprovalRequest{ID: 1, Tool: "t", Command: text}
+		if diff {
+			req = ApprovalRequest{ID: 1, Tool: "t", Diff: text}
+		}
+		reply := openDialog(s, req)
+		s.send(tea.WindowSizeMsg{Width: int(w%200) + 1, Height: int(h%80) + 1})
+		s.typ("ysa")
+		select {
+		case r := <-reply:
+			t.Fatalf("answered during the guard: %+v", r)
+		default:
+		}
+		if s.m.approval == nil {
+			return
+		}
+		body := s.m.approvalBody()
+		width := s.m.dialogWidth()
+		for _, l := range body {
+			if cells := ansi.StringWidth(l); cells > width && ansi.StringWidth(strings.TrimSpace(stripANSI(l))) > 2 {
+				t.Fatalf("a body line is %d cells wide, the dialog %d: %q", cells, width, l)
+			}
+		}
+		frame := stripANSI(s.m.View().Content)
+		for _, bad := range []string{"\x07", "\x1b", "\x9b", "\u202e", "\r"} {
+			if strings.Contains(frame, bad) {
+				t.Fatalf("%q reached the frame", bad)
 			}
 		}
 	})
