@@ -279,13 +279,16 @@ func TestSkillsListAndStartupWarningsEscape(t *testing.T) {
 	assertInert(t, "skills list", out+stderr)
 	assertEscaped(t, "skills list", out+stderr, `\x1b]52;c;`, `evil\x1b]0;pwned\x07\u202e\x9b.txt`)
 
+	// An agent definition with a hostile file name and broken front
+	// matter: its warning names the file.
+	writeFiles(t, filepath.Join(e.workspace, ".claude", "agents"), map[string]string{hostileName() + ".md": "---\nname: [x\n---\n"})
 	srv := modeltest.NewServer(t, sse(textBody("hi")))
 	code, out, stderr = e.runBinary(t, "run", "-e", srv.URL, "hello")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, stderr)
 	}
 	assertInert(t, "rein run's start-up warnings", out+stderr)
-	assertEscaped(t, "rein run's start-up warnings", stderr, `evil\x1b]0;pwned\x07\u202e\x9b.txt`)
+	assertEscaped(t, "rein run's start-up warnings", stderr, `evil\x1b]0;pwned\x07\u202e\x9b.txt`, `agents/evil\x1b]0;pwned\x07\u202e\x9b.txt.md`)
 }
 
 // TestMCPTrustEscapes: `rein mcp trust` shows what a repository's server
