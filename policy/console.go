@@ -27,7 +27,8 @@ type ConsoleOptions struct {
 	// Decider, when set, keeps [a]lways from writing rules for the
 	// simple commands it already allows (`cd dir` in `cd dir && make`).
 	Decider Decider
-	// Now stamps the comment above written rules; nil means time.Now.
+	// Now stamps the comment above written rules and times the Settle
+	// window; nil means time.Now.
 	Now func() time.Time
 	// ReadLine, when set, supplies the answers instead of the approver's
 	// own reader of in: it returns the next line without its line ending,
