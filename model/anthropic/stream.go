@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/internal/wirejson"
 )
 
 // ErrMalformedResponse reports a response that breaks the Messages API
@@ -103,7 +104,7 @@ func (s *streamState) handle(name string, data []byte) ([]model.Event, error) {
 		partial := s.ev.Delta.partial[:0]
 		s.ev = wireEvent{Index: -1}
 		if err := jsonv2.Unmarshal(data, &s.ev, decodeOptions); err != nil {
-			return nil, s.malformed(name, data, "invalid JSON: %v", err)
+			return nil, s.malformed(name, data, "%s", describeJSON(err))
 		}
 		s.ev.Delta.partial = append(partial, s.ev.Delta.PartialJSON...)
 	}
@@ -356,6 +357,16 @@ func (s *streamState) emitUsage() {
 
 // malformed builds the error for an event that breaks the protocol,
 // quoting the start of its data so the fault can be found in a capture.
+// describeJSON says what was wrong with data that did not decode, in
+// words about the data rather than Go types.
+func describeJSON(err error) string {
+	desc, syntax := wirejson.Describe(err)
+	if syntax {
+		return "invalid JSON (" + desc + ")"
+	}
+	return "not in the Messages API format (" + desc + ")"
+}
+
 func (s *streamState) malformed(name string, data []byte, format string, args ...any) error {
 	return fmt.Errorf("%w: %s event: %s (data %q)", ErrMalformedResponse, name, redact(fmt.Sprintf(format, args...)), quote(data))
 }
@@ -374,7 +385,7 @@ func objectArgs(raw []byte) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(t))
 	if err := json.Compact(&buf, t); err != nil {
-		return nil, fmt.Errorf("input is not valid JSON: %v", err)
+		return nil, fmt.Errorf("input is %s", describeJSON(err))
 	}
 	return json.RawMessage(buf.Bytes()), nil
 }
