@@ -66,8 +66,9 @@ type streamState struct {
 	blocks    map[int]*block
 	open      int
 
-	ev   wireEvent     // decode target, reset for every event
-	out  []model.Event // returned by handle, reused across events
+	size model.AnswerSize // content so far, against Config.MaxResponseBytes
+	ev   wireEvent        // decode target, reset for every event
+	out  []model.Event    // returned by handle, reused across events
 	scan eventScanner
 }
 
@@ -255,11 +256,17 @@ func (s *streamState) blockDelta(data []byte) error {
 	case "text_delta":
 		want = blockText
 		if b.kind == want && d.Text != "" {
+			if err := s.size.Add(len(d.Text)); err != nil {
+				return err
+			}
 			s.emit(model.Event{Kind: model.EventTextDelta, Text: d.Text})
 		}
 	case "thinking_delta":
 		want = blockThinking
 		if b.kind == want && d.Thinking != "" {
+			if err := s.size.Add(len(d.Thinking)); err != nil {
+				return err
+			}
 			s.emit(model.Event{Kind: model.EventReasoningDelta, Text: d.Thinking})
 		}
 	case "signature_delta":
@@ -274,6 +281,9 @@ func (s *streamState) blockDelta(data []byte) error {
 		// whole, when the block stops.
 		want = blockToolUse
 		if b.kind == want {
+			if err := s.size.Add(len(d.partial)); err != nil {
+				return err
+			}
 			if len(b.args)+len(d.partial) > maxToolInput {
 				return s.malformed("content_block_delta", data, "tool_use %s (%s) input exceeds %d MiB", b.id, b.name, maxToolInput>>20)
 			}

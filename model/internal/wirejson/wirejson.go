@@ -25,7 +25,11 @@ func Describe(err error) (text string, syntax bool) {
 		return semantic(se), false
 	}
 	if se, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
-		return fmt.Sprintf("%s at byte %d", strings.TrimPrefix(errText(se.Err), "jsontext: "), se.ByteOffset), true
+		text := fmt.Sprintf("%s at byte %d", strings.TrimPrefix(errText(se.Err), "jsontext: "), se.ByteOffset)
+		if se.JSONPointer != "" {
+			text += fmt.Sprintf(" (in field %s)", se.JSONPointer)
+		}
+		return text, true
 	}
 	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return fmt.Sprintf("%s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset), true
@@ -38,7 +42,11 @@ func Describe(err error) (text string, syntax bool) {
 
 func semantic(se *jsonv2.SemanticError) string {
 	if se.GoType != nil && se.JSONKind != 0 {
-		return mismatch(string(se.JSONPointer), kindName(se.JSONKind), se.GoType)
+		text := mismatch(string(se.JSONPointer), kindName(se.JSONKind), se.GoType)
+		if se.Err != nil {
+			text += " (" + stripGo(se.Err.Error()) + ")"
+		}
+		return text
 	}
 	where := "the data"
 	if se.JSONPointer != "" {
