@@ -1,0 +1,206 @@
+package cli_test
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinharness/rein/model/modeltest"
+)
+
+// These tests attack the bounds on every wait of a model request, and the
+// answer-size cap, through the real binary with hostile loopback servers.
+// Elapsed times are judged with generous margins on millisecond-scale
+// settings, never on the wall-clock defaults.
+
+// hugeTextBody is a well-formed stream whose answer is n bytes of text, in
+// 1 KiB deltas.
+func hugeTextBody(n int) string {
+	piece := strings.Repeat("x", 1024)
+	pieces := make([]string, n/1024)
+	for i := range pieces {
+		pieces[i] = piece
+	}
+	return textBody(pieces...)
+}
+
+// maxRSS returns the peak resident set size of the exited process in MiB.
+func (p *process) maxRSS() float64 {
+	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return -1
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+// runWithAnswer runs the binary against a server that answers body and
+// returns the exit code, stderr and peak RSS in MiB.
+func runWithAnswer(t *testing.T, body, format string) (int, string, float64) {
+	t.Helper()
+	srv := modeltest.NewServer(t, modeltest.Handler("answer", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	})))
+	e := newEnv(t)
+	p := e.start(t, "run", "-e", srv.URL, "--output-format", format, "hi")
+	p.stdin.Close()
+	code := p.wait(t, 50*time.Second)
+	return code, p.stderr.String(), p.maxRSS()
+}
+
+// TestBinaryHugeAnswerIsCapped streams a 20 MiB answer to the real binary:
+// it must fail with one line naming the cap and its setting, and rein's
+// peak memory must stay near what a one-word answer costs. Before the cap
+// the 20 MiB answer took rein from about 165 to 266 MiB peak RSS (text
+// output).
+func TestBinaryHugeAnswerIsCapped(t *testing.T) {
+	mib := 20
+	if n, err := strconv.Atoi(os.Getenv("REIN_TEST_ANSWER_MIB")); err == nil { // for measuring
+		mib = n
+	}
+	body := hugeTextBody(mib << 20)
+	for _, format := range []string{"text", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			code, _, base := runWithAnswer(t, textBody("ok"), format)
+			if code != 0 {
+				t.Fatalf("a one-word answer: exit %d", code)
+			}
+			code, stderr, rss := runWithAnswer(t, body, format)
+			t.Logf("%d MiB answer: exit %d, peak RSS %.0f MiB (one-word answer: %.0f MiB); stderr %q", mib, code, rss, base, stderr)
+			want := "rein: the model's answer is larger than model.max_response_bytes (4 MiB)"
+			if code != 1 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 1 and one line starting %q", code, stderr, want)
+			}
+			if rss > base+40 {
+				t.Errorf("peak RSS %.0f MiB, %.0f MiB above a one-word answer's, for an answer capped at 4 MiB", rss, rss-base)
+			}
+		})
+	}
+}
+
+// goTypeNames matches Go type and decoder names.
+var goTypeNames = regexp.MustCompile(`Go (struct|value|type|int|string)|\*json\.|json: cannot|jsontext:`)
+
+// neverAnswer holds a request open without a byte of response.
+func neverAnswer(name string) modeltest.Step {
+	return modeltest.Handler(name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	}))
+}
+
+// trickleStream sends headers, then an SSE comment byte run every gap,
+// which keeps any idle timeout from firing.
+func trickleStream() modeltest.Step {
+	return modeltest.Handler("trickle", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		for range 600 {
+			if _, err := io.WriteString(w, ":\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}))
+}
+
+func TestBinaryModelWaitsAreBounded(t *testing.T) {
+	tests := []struct {
+		name     string
+		steps    []modeltest.Step
+		config   string
+		args     []string
+		requests int
+		want     []string // substrings of the one stderr line
+		wantNot  []string
+		min, max time.Duration
+	}{
+		{
+			name:   "accept and never answer",
+			steps:  []modeltest.Step{neverAnswer("no headers"), neverAnswer("no headers again")},
+			config: "header_timeout = \"300ms\"\nretry_budget = \"1s\"\n", requests: 2,
+			want:    []string{"accepted the connection but sent no response headers in 300ms (model.header_timeout), 2 attempts", "raise [model] header_timeout"},
+			wantNot: []string{"cannot reach", "start llama-server"},
+			min:     550 * time.Millisecond, max: 10 * time.Second,
+		},
+		{
+			name:   "headers then silence",
+			steps:  []modeltest.Step{modeltest.Stall(textBody("partial", " never finished"), 300, 30*time.Second)},
+			config: "idle_timeout = \"300ms\"\n", requests: 1,
+			want: []string{"sent no data for 300ms in the middle of its answer (model.idle_timeout)", "partial output was discarded"},
+			min:  280 * time.Millisecond, max: 10 * time.Second,
+		},
+		{
+			name:  "a trickle is cut at the request deadline",
+			steps: []modeltest.Step{trickleStream()},
+			args:  []string{"--request-timeout", "700ms"}, requests: 1,
+			want: []string{"did not finish answering within 700ms (model.request_timeout)", "raise --request-timeout"},
+			min:  650 * time.Millisecond, max: 10 * time.Second,
+		},
+		{
+			name:     "a Retry-After beyond the budget",
+			steps:    []modeltest.Step{modeltest.Status(503, map[string]string{"Retry-After": "120"}, `{"error":{"message":"loading model"}}`)},
+			requests: 1,
+			want:     []string{"(503", "loading model", "asked rein to retry in 2m0s, longer than it waits (model.retry_budget), so it did not retry"},
+			wantNot:  []string{"after retries", "attempts"},
+			max:      10 * time.Second,
+		},
+		{
+			name:     "garbage frames",
+			steps:    []modeltest.Step{modeltest.Status(200, map[string]string{"Content-Type": "text/event-stream"}, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":5}}]}\n\n")},
+			requests: 1,
+			want:     []string{"stream chunk 1 does not follow the Chat Completions format (field /choices/0/delta/content is a number, want a string)"},
+			max:      10 * time.Second,
+		},
+	}
+	reinBinary(t) // built before any clock starts
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := modeltest.NewServer(t, tt.steps...)
+			e := newEnv(t)
+			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n"+tt.config)
+			start := time.Now()
+			p := e.start(t, append(append([]string{"run", "-e", srv.URL}, tt.args...), "hi")...)
+			p.stdin.Close()
+			code := p.wait(t, 30*time.Second)
+			took := time.Since(start)
+			stderr := p.stderr.String()
+			t.Logf("exit %d after %s: %s", code, took.Round(time.Millisecond), stderr)
+			if code != 1 || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 1 and one line", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q", w)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(stderr, w) {
+					t.Errorf("stderr says %q", w)
+				}
+			}
+			if goTypeNames.MatchString(stderr) {
+				t.Errorf("stderr names Go types: %q", stderr)
+			}
+			if took < tt.min || took > tt.max {
+				t.Errorf("took %s, want between %s and %s", took, tt.min, tt.max)
+			}
+			if got := len(srv.Requests()); got != tt.requests {
+				t.Errorf("%d requests, want %d", got, tt.requests)
+			}
+		})
+	}
+}
