@@ -30,6 +30,13 @@ func (a *AnswerSize) Add(n int) error {
 	return nil
 }
 
+// EventTooLarge is the error for one stream event larger than the whole
+// answer may be (its decoder's buffer is bounded by the same cap).
+func (a *AnswerSize) EventTooLarge() error {
+	return fmt.Errorf("%w (%s): one stream event alone is larger than that; raise [model] max_response_bytes if such answers are expected",
+		ErrResponseTooLarge, FormatBytes(a.Limit()))
+}
+
 // Limit returns the cap in force.
 func (a *AnswerSize) Limit() int {
 	if a.Max <= 0 {

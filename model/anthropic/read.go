@@ -26,6 +26,10 @@ func streamEvents(r io.Reader, status int, requestID string, maxBytes int) iter.
 		n := 0
 		for {
 			ev, err := dec.Next()
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				yield(model.Event{}, st.size.EventTooLarge())
+				return
+			}
 			if err != nil {
 				yield(model.Event{}, incomplete(n, err))
 				return
@@ -53,9 +57,6 @@ func streamEvents(r io.Reader, status int, requestID string, maxBytes int) iter.
 // trust the partial answer" and the cause (reset, idle timeout, oversized
 // event, cancellation) for what to do about it.
 func incomplete(events int, err error) error {
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return fmt.Errorf("anthropic: %w: one stream event is larger than the whole answer may be (%w)", model.ErrResponseTooLarge, err)
-	}
 	if errors.Is(err, io.EOF) {
 		return fmt.Errorf("anthropic: %w: the stream ended after %d events without message_stop; the answer is partial, retry the request", model.ErrIncompleteStream, events)
 	}

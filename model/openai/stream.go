@@ -99,7 +99,7 @@ func (p *streamParser) endError(err error) error {
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%w: the server closed the stream without [DONE] (finish_reason %q)", model.ErrIncompleteStream, p.finish)
 	case errors.Is(err, sse.ErrEventTooLarge):
-		return fmt.Errorf("%w: one stream event is larger than the whole answer may be (%w)", model.ErrResponseTooLarge, err)
+		return p.size.EventTooLarge()
 	}
 	return fmt.Errorf("%w: %w", model.ErrIncompleteStream, err)
 }
