@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,13 +23,13 @@ import (
 // the given kind ("content", "reasoning_content" or tool-call
 // "arguments"), generated as it is written so that the server holds no
 // copy, and counts what it managed to send.
-func hugeAnswer(kind string, total int, sent *int64) modeltest.Step {
+func hugeAnswer(kind string, total int, sent *atomic.Int64) modeltest.Step {
 	return modeltest.Handler("huge "+kind, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		piece, _ := json.Marshal(strings.Repeat("x", 1024))
 		write := func(s string) bool {
 			n, err := io.WriteString(w, s)
-			*sent += int64(n)
+			sent.Add(int64(n))
 			return err == nil
 		}
 		if kind == "arguments" {
@@ -84,12 +85,12 @@ func TestHugeAnswerIsCapped(t *testing.T) {
 	for _, kind := range []string{"content", "reasoning_content", "arguments"} {
 		for _, limit := range []int{1 << 20, model.DefaultMaxResponseBytes} {
 			t.Run(fmt.Sprintf("%s/%s", kind, model.FormatBytes(limit)), func(t *testing.T) {
-				var sent int64
+				var sent atomic.Int64
 				srv := modeltest.NewServer(t, hugeAnswer(kind, answer, &sent))
 				p := newProvider(t, srv.URL, func(c *openai.Config) { c.MaxResponseBytes = limit })
 				var err error
 				heap := peakHeap(func() { _, err = model.Collect(p.Stream(t.Context(), &model.Request{})) })
-				t.Logf("peak heap +%.1f MiB for a %s cap; server sent %.1f MiB; %v", heap, model.FormatBytes(limit), float64(sent)/(1<<20), err)
+				t.Logf("peak heap +%.1f MiB for a %s cap; server sent %.1f MiB; %v", heap, model.FormatBytes(limit), float64(sent.Load())/(1<<20), err)
 				if !errors.Is(err, model.ErrResponseTooLarge) {
 					t.Fatalf("error %v, want ErrResponseTooLarge", err)
 				}
@@ -108,7 +109,7 @@ func TestHugeAnswerIsCapped(t *testing.T) {
 // and costs a measured small multiple of its size.
 func TestAnswerUnderTheCapIsWhole(t *testing.T) {
 	const size = 3 << 20
-	var sent int64
+	var sent atomic.Int64
 	srv := modeltest.NewServer(t, hugeAnswer("content", size, &sent))
 	p := newProvider(t, srv.URL, func(c *openai.Config) { c.MaxResponseBytes = 4 << 20 })
 	var resp *model.Response
