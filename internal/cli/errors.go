@@ -150,7 +150,7 @@ func connectCause(err error) string {
 	case errors.As(err, &dnsErr):
 		return "no such host " + dnsErr.Name
 	case errors.Is(err, httpx.ErrConnectTimeout):
-		return err.Error() // "no connection within 30s (model.connect_timeout)"
+		return connectTimeoutCause(err)
 	case errors.Is(err, httpx.ErrHeaderTimeout):
 		return "no response in time"
 	case errors.Is(err, syscall.ECONNRESET):

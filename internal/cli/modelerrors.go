@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 )
 
@@ -42,6 +43,15 @@ func retryNote(ae *model.APIError) string {
 		return fmt.Sprintf(" and asked rein to retry in %s, longer than it waits (model.retry_budget), so it did not retry", ae.RetryAfter.Round(time.Millisecond))
 	}
 	return ""
+}
+
+// connectTimeoutCause names a connect that ran past its bound, with the
+// setting: "no connection within 30s, model.connect_timeout".
+func connectTimeoutCause(err error) string {
+	if ct, ok := errors.AsType[*httpx.ConnectTimeoutError](err); ok {
+		return fmt.Sprintf("no connection within %s, model.connect_timeout", ct.Limit)
+	}
+	return "no connection in time, model.connect_timeout"
 }
 
 // modelWaitError reports whether err is one explainTimeout or

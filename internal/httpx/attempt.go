@@ -109,7 +109,7 @@ func (c *Client) transportFailure(r *call, actx context.Context, err error) resu
 	}
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		// The dial or the TLS handshake ran past ConnectTimeout.
-		err = &connectTimeout{limit: c.cfg.ConnectTimeout, err: err}
+		err = &ConnectTimeoutError{Limit: c.cfg.ConnectTimeout, Err: err}
 	}
 	return result{
 		err:       &model.ConnectError{Endpoint: ep, Err: err},
@@ -118,17 +118,19 @@ func (c *Client) transportFailure(r *call, actx context.Context, err error) resu
 	}
 }
 
-// connectTimeout is a dial or TLS handshake that ran past ConnectTimeout.
-type connectTimeout struct {
-	limit time.Duration
-	err   error
+// ConnectTimeoutError is the cause inside a *model.ConnectError when the
+// TCP connect or the TLS handshake ran past Config.ConnectTimeout. It
+// wraps ErrConnectTimeout and the transport's own error.
+type ConnectTimeoutError struct {
+	Limit time.Duration
+	Err   error
 }
 
-func (e *connectTimeout) Error() string {
-	return fmt.Sprintf("no connection within %s (model.connect_timeout)", e.limit)
+func (e *ConnectTimeoutError) Error() string {
+	return fmt.Sprintf("no connection within %s (model.connect_timeout)", e.Limit)
 }
 
-func (e *connectTimeout) Unwrap() []error { return []error{ErrConnectTimeout, e.err} }
+func (e *ConnectTimeoutError) Unwrap() []error { return []error{ErrConnectTimeout, e.Err} }
 
 // statusFailure turns a non-2xx response into an *model.APIError, reading
 // and releasing its body.
