@@ -1,7 +1,9 @@
 // Package httpx is the HTTP layer shared by the model providers: one place
 // that owns retries, backoff, Retry-After handling, the per-endpoint circuit
-// breaker, header and idle timeouts, and the shape of transport and API
-// errors (DESIGN.md §4: "retries happen at the HTTP layer only").
+// breaker, the bounds on every wait (connect, response headers, stream
+// silence, the whole request, the retry budget), and the shape of
+// transport, timeout and API errors (DESIGN.md §4: "retries happen at the
+// HTTP layer only").
 //
 // A Client retries only before any response body reaches its caller; once
 // Do has returned a 2xx response, the stream belongs to the caller and a

@@ -196,8 +196,10 @@ func validHeaderName(k string) bool {
 // Stream sends req and yields its events: text and reasoning deltas,
 // complete tool calls, usage, and a final EventStop. Failures are yielded
 // as errors: *model.APIError for error answers (also inside a 200 stream),
-// *model.ConnectError when the server cannot be reached, a wrapped
-// model.ErrIncompleteStream when the stream breaks off, ErrMalformedResponse
+// *model.ConnectError when the server cannot be reached, *model.TimeoutError
+// when a reachable server ran past a bound of the HTTP config, a wrapped
+// model.ErrIncompleteStream when the stream breaks off, a wrapped
+// model.ErrResponseTooLarge past MaxResponseBytes, ErrMalformedResponse
 // for output that cannot be parsed, and the context's error on
 // cancellation.
 func (p *Provider) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Event, error] {
