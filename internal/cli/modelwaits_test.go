@@ -242,3 +242,38 @@ func TestBinaryModelWaitsAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestBinaryModelSettingsReachTheWire: --reasoning-effort and [model]
+// max_tokens are sent, and llama.cpp's variable names (LLAMA_SERVER_URL,
+// LLAMA_API_KEY) select the server and its key when rein's are unset.
+func TestBinaryModelSettingsReachTheWire(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Status(200, map[string]string{"Content-Type": "text/event-stream"}, textBody("done")))
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\nmax_tokens = 321\n")
+	e.vars["LLAMA_SERVER_URL"] = srv.URL
+	e.vars["LLAMA_API_KEY"] = "llama-secret-key-42"
+	p := e.start(t, "run", "--reasoning-effort", "high", "hi")
+	p.stdin.Close()
+	if code := p.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, p.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	body := requestJSON(t, reqs[0].Body)
+	if body["reasoning_effort"] != "high" || body["max_tokens"] != float64(321) {
+		t.Errorf("reasoning_effort %v, max_tokens %v; want high and 321", body["reasoning_effort"], body["max_tokens"])
+	}
+	if got := reqs[0].Header.Get("Authorization"); got != "Bearer llama-secret-key-42" {
+		t.Errorf("Authorization %q, want the LLAMA_API_KEY bearer", got)
+	}
+	if strings.Contains(p.stdout.String()+p.stderr.String(), "llama-secret-key-42") {
+		t.Error("the key reached rein's output")
+	}
+	p = e.start(t, "run", "--reasoning-effort", "Very High", "hi")
+	p.stdin.Close()
+	if code := p.wait(t, 30*time.Second); code != 2 || !strings.Contains(p.stderr.String(), `--reasoning-effort must be a level such as "low", "medium" or "high"`) {
+		t.Errorf("a bad effort: exit %d, stderr %q; want a usage error", code, p.stderr)
+	}
+}
