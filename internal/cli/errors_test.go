@@ -47,7 +47,7 @@ func TestExplainErrors(t *testing.T) {
 		{"529 exhausted", remote, wrap(&model.APIError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded", Attempts: 4}),
 			"the model server at https://api.example.com/v1 failed (529 overloaded_error: Overloaded) after 4 attempts; try again later or pass --endpoint"},
 		{"503 not retried", local, wrap(&model.APIError{StatusCode: 503, Message: "busy", Attempts: 1, RetryAfter: 2 * time.Minute}),
-			"the model server at http://127.0.0.1:8080 failed (503 service unavailable: busy) and asked rein to retry in 2m0s, longer than it waits (model.retry_budget), so it did not retry; try again later or pass --endpoint"},
+			"the model server at http://127.0.0.1:8080 failed (503 service unavailable: busy) and asked rein to retry in 2m0s, longer than rein waits (at most 1m0s, and within model.retry_budget), so it did not retry; try again later or pass --endpoint"},
 		{"connect timeout", local, wrap(&model.ConnectError{Endpoint: "http://127.0.0.1:8080", Err: &httpx.ConnectTimeoutError{Limit: 30 * time.Second, Err: os.ErrDeadlineExceeded}}),
 			"cannot reach the model server at http://127.0.0.1:8080 (no connection within 30s, model.connect_timeout): start llama-server or pass --endpoint"},
 		{"500 not retried", local, wrap(&model.APIError{StatusCode: 500, Message: "boom", Attempts: 1}),

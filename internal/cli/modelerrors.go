@@ -34,13 +34,16 @@ func explainTooLarge(err error) string {
 
 // retryNote says how an API error was (or was not) retried, for the
 // statuses rein retries: "after 4 attempts", or that the server asked for
-// a longer wait than rein's retry budget allows. "" when it says nothing.
+// a longer wait than rein allows (httpx's MaxRetryAfter, which the CLI
+// leaves at its default, or what is left of the retry budget). "" when
+// it says nothing.
 func retryNote(ae *model.APIError) string {
 	switch {
 	case ae.Attempts > 1:
 		return fmt.Sprintf(" after %d attempts", ae.Attempts)
 	case ae.RetryAfter > 0:
-		return fmt.Sprintf(" and asked rein to retry in %s, longer than it waits (model.retry_budget), so it did not retry", ae.RetryAfter.Round(time.Millisecond))
+		return fmt.Sprintf(" and asked rein to retry in %s, longer than rein waits (at most %s, and within model.retry_budget), so it did not retry",
+			ae.RetryAfter.Round(time.Millisecond), httpx.DefaultMaxRetryAfter)
 	}
 	return ""
 }

@@ -192,7 +192,7 @@ func TestBinaryModelWaitsAreBounded(t *testing.T) {
 			name:     "a Retry-After beyond the budget",
 			steps:    []modeltest.Step{modeltest.Status(503, map[string]string{"Retry-After": "120"}, `{"error":{"message":"loading model"}}`)},
 			requests: 1,
-			want:     []string{"(503", "loading model", "asked rein to retry in 2m0s, longer than it waits (model.retry_budget), so it did not retry"},
+			want:     []string{"(503", "loading model", "asked rein to retry in 2m0s, longer than rein waits (at most 1m0s, and within model.retry_budget), so it did not retry"},
 			wantNot:  []string{"after retries", "attempts"},
 			max:      10 * time.Second,
 		},
