@@ -29,6 +29,20 @@ const (
 	DefaultMaxTreeSteps     = 50
 )
 
+// Default bounds of a model request. They mirror internal/httpx's and
+// model's own defaults (a test keeps them equal) so that the merged
+// configuration states every bound explicitly. They fit a local llama.cpp,
+// which may process a long prompt for minutes before its first byte, as
+// well as a remote API.
+const (
+	DefaultConnectTimeout   = 30 * time.Second // TCP connect and TLS handshake
+	DefaultHeaderTimeout    = 10 * time.Minute // request sent → response headers (first byte)
+	DefaultIdleTimeout      = 5 * time.Minute  // longest silence inside a stream
+	DefaultRequestTimeout   = 30 * time.Minute // the whole request, retries and stream included
+	DefaultRetryBudget      = 2 * time.Minute  // no retry starts later than this after the first attempt
+	DefaultMaxResponseBytes = 4 << 20          // text, reasoning and tool arguments of one answer
+)
+
 // Config is the merged configuration. Use Source to learn where a value came
 // from.
 type Config struct {
@@ -76,6 +90,16 @@ type ModelConfig struct {
 	// per million input and output tokens ([model] input_price and
 	// output_price); 0 means unknown, and no cost is shown.
 	InputPrice, OutputPrice float64
+	// ReasoningEffort is sent as reasoning_effort to OpenAI-compatible
+	// servers ("low", "medium", "high"); "" sends none.
+	ReasoningEffort string
+
+	// The bounds of every wait of a model request; see the Default
+	// constants. RequestTimeout 0 means none (the other bounds still
+	// hold); RetryBudget 0 means no retries.
+	ConnectTimeout, HeaderTimeout, IdleTimeout, RequestTimeout, RetryBudget time.Duration
+	// MaxResponseBytes caps the content of one answer in memory.
+	MaxResponseBytes int
 }
 
 // AgentConfig holds the agent loop's prompt and limits. Zero Timeout and
@@ -186,6 +210,14 @@ type Settings struct {
 	Temperature   *float64
 	InputPrice    *float64
 	OutputPrice   *float64
+
+	ReasoningEffort  *string
+	ConnectTimeout   *time.Duration
+	HeaderTimeout    *time.Duration
+	IdleTimeout      *time.Duration
+	RequestTimeout   *time.Duration
+	RetryBudget      *time.Duration
+	MaxResponseBytes *int
 
 	SystemPrompt     *string
 	MaxSteps         *int

@@ -11,9 +11,11 @@
 //     ~/.config/rein/config.toml), or the file named by --config, which
 //     replaces it;
 //  3. the project file, <workspace>/.rein/config.toml;
-//  4. the environment: REIN_PROVIDER, REIN_ENDPOINT, REIN_MODEL, and for the
-//     API key REIN_API_KEY, then the variable named by model.api_key_env,
-//     then OPENAI_API_KEY or ANTHROPIC_API_KEY according to the provider;
+//  4. the environment: REIN_PROVIDER, REIN_ENDPOINT (else LLAMA_SERVER_URL
+//     for the openai provider), REIN_MODEL (else ANTHROPIC_MODEL for the
+//     anthropic provider), and for the API key REIN_API_KEY, then the
+//     variable named by model.api_key_env, then OPENAI_API_KEY and
+//     LLAMA_API_KEY, or ANTHROPIC_API_KEY, according to the provider;
 //  5. command-line flags.
 //
 // # The project layer is untrusted
@@ -23,7 +25,9 @@
 // model.api_key_env are refused there with an error naming the key. It may
 // choose the model and its sampling, and it may only tighten the agent's
 // limits (max_steps, timeout, token_budget, max_parallel_tools,
-// tool_timeout, max_result_bytes): a looser value is ignored and reported
+// tool_timeout, max_result_bytes) and the model request's bounds
+// (connect_timeout, header_timeout, idle_timeout, request_timeout,
+// retry_budget, max_response_bytes): a looser value is ignored and reported
 // in Config.Warnings. Environment and flags are the user's own and override
 // everything.
 //

@@ -42,6 +42,8 @@ var hostile = []string{
 	"[model]\ncontext_window = -9223372036854775808\n",
 	"[model]\ntemperature = nan\n",
 	"[agent]\ntimeout = \"9999999999999h\"\n",
+	"[model]\nrequest_timeout = \"9999999999999h\"\n",
+	"[model]\nmax_response_bytes = 9223372036854775807\n",
 	"[model]\nmodel = \"a\"\n[model]\nmodel = \"b\"\n",
 	"\ufeff[model]\nendpoint = 3\n",
 	"[model]\nendpoint = \"http://[::1\"\n",
@@ -66,6 +68,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("[model]\nprovider = \"openai\"\nendpoint = \"http://127.0.0.1:8080\"\n[agent]\nmax_steps = 5\ntimeout = \"1m\"\n"))
 	f.Add([]byte("[mcp_servers.x]\ncommand = \"npx\"\n[policy]\npreset = \"editor\"\n"))
 	f.Add([]byte("model.temperature = 0.5\nagent.token_budget = 100\n"))
+	f.Add([]byte("[model]\nheader_timeout = \"10m\"\nidle_timeout = \"0s\"\nrequest_timeout = \"0s\"\nretry_budget = \"-1s\"\nmax_response_bytes = 1\nreasoning_effort = \"HIGH\"\n"))
 	for _, h := range hostile {
 		f.Add([]byte(h))
 	}

@@ -79,6 +79,30 @@ var specs = []keySpec{
 	{key: "model.temperature", name: "temperature", kind: kindFloat,
 		inFiles: true, validate: floatRange(0, 2),
 		field: func(s *Settings) any { return &s.Temperature }},
+	{key: "model.reasoning_effort", name: "reasoning_effort", kind: kindString, flag: "--reasoning-effort",
+		inFiles: true, validate: validEffort,
+		field: func(s *Settings) any { return &s.ReasoningEffort }},
+	// The bounds of a model request's waits. A project may only shorten
+	// them; request_timeout 0 (none) and retry_budget 0 (no retries) are
+	// documented, the others must be positive.
+	{key: "model.connect_timeout", name: "connect_timeout", kind: kindDuration,
+		inFiles: true, limit: true, validate: durationRange(time.Millisecond, time.Hour),
+		field: func(s *Settings) any { return &s.ConnectTimeout }},
+	{key: "model.header_timeout", name: "header_timeout", kind: kindDuration,
+		inFiles: true, limit: true, validate: durationRange(time.Millisecond, 24*time.Hour),
+		field: func(s *Settings) any { return &s.HeaderTimeout }},
+	{key: "model.idle_timeout", name: "idle_timeout", kind: kindDuration,
+		inFiles: true, limit: true, validate: durationRange(time.Millisecond, 24*time.Hour),
+		field: func(s *Settings) any { return &s.IdleTimeout }},
+	{key: "model.request_timeout", name: "request_timeout", kind: kindDuration, flag: "--request-timeout",
+		inFiles: true, limit: true, zeroIsUnlimited: true, validate: durationRange(0, 7*24*time.Hour),
+		field: func(s *Settings) any { return &s.RequestTimeout }},
+	{key: "model.retry_budget", name: "retry_budget", kind: kindDuration,
+		inFiles: true, limit: true, validate: durationRange(0, 24*time.Hour),
+		field: func(s *Settings) any { return &s.RetryBudget }},
+	{key: "model.max_response_bytes", name: "max_response_bytes", kind: kindInt,
+		inFiles: true, limit: true, validate: intRange(64<<10, 1<<30),
+		field: func(s *Settings) any { return &s.MaxResponseBytes }},
 
 	{key: "agent.system_prompt", name: "system_prompt", kind: kindString, flag: "--system",
 		inFiles: true, field: func(s *Settings) any { return &s.SystemPrompt }},
@@ -217,6 +241,28 @@ func floatRange(lo, hi float64) func(any) error {
 		}
 		return nil
 	}
+}
+
+// durationRange accepts lo ≤ d ≤ hi.
+func durationRange(lo, hi time.Duration) func(any) error {
+	return func(v any) error {
+		if d := v.(time.Duration); d < lo || d > hi {
+			return fmt.Errorf("must be between %s and %s (got %s)", lo, hi, d)
+		}
+		return nil
+	}
+}
+
+var effortRE = regexp.MustCompile(`^[a-z]{1,16}$`)
+
+// validEffort accepts one lower-case word: servers differ in the levels
+// they know (low, medium and high everywhere; some add minimal or none),
+// and the server's own error names them.
+func validEffort(v any) error {
+	if !effortRE.MatchString(v.(string)) {
+		return fmt.Errorf("must be a level such as \"low\", \"medium\" or \"high\" (got %q)", v)
+	}
+	return nil
 }
 
 func durationMin(lo time.Duration) func(any) error {

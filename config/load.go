@@ -72,6 +72,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := m.applyEnv(getenv); err != nil {
 		return nil, err
 	}
+	if err := m.applyEnvAliases(getenv); err != nil {
+		return nil, err
+	}
 	if err := m.applyFlags(&opts.Flags); err != nil {
 		return nil, err
 	}
@@ -208,6 +211,33 @@ func (m *merger) applyEnv(getenv func(string) string) error {
 	return nil
 }
 
+// envAliases are the variable names other llama.cpp and Anthropic tools
+// use, honoured for the provider they belong to when rein's own variable
+// is not set.
+var envAliases = []struct{ key, env, provider string }{
+	{"model.endpoint", "LLAMA_SERVER_URL", ProviderOpenAI},
+	{"model.model", "ANTHROPIC_MODEL", ProviderAnthropic},
+}
+
+// applyEnvAliases merges the aliases whose provider is in force and whose
+// key no REIN_ variable set.
+func (m *merger) applyEnvAliases(getenv func(string) string) error {
+	for _, a := range envAliases {
+		raw := getenv(a.env)
+		if raw == "" || m.provider() != a.provider || m.sourceOf(a.key).Layer == LayerEnv {
+			continue
+		}
+		spec, _ := specFor(a.key)
+		if spec.validate != nil {
+			if err := spec.validate(raw); err != nil {
+				return fmt.Errorf("config: environment variable %s: %v", a.env, err)
+			}
+		}
+		m.set(spec, raw, Source{Layer: LayerEnv, Name: a.env})
+	}
+	return nil
+}
+
 // applyFlags merges command-line values, validating them with the same
 // rules as files.
 func (m *merger) applyFlags(flags *Settings) error {
@@ -233,7 +263,8 @@ func (m *merger) applyFlags(flags *Settings) error {
 
 // resolveAPIKey picks the key: --api-key, then REIN_API_KEY, then the
 // variable named by model.api_key_env, then the provider's conventional
-// variable.
+// variables (ANTHROPIC_API_KEY; OPENAI_API_KEY, then llama.cpp's
+// LLAMA_API_KEY).
 func (m *merger) resolveAPIKey(flags *Settings, getenv func(string) string) {
 	spec, _ := specFor("model.api_key")
 	if flags.APIKey != nil && *flags.APIKey != "" {
@@ -247,7 +278,7 @@ func (m *merger) resolveAPIKey(flags *Settings, getenv func(string) string) {
 	if m.provider() == ProviderAnthropic {
 		candidates = append(candidates, "ANTHROPIC_API_KEY")
 	} else {
-		candidates = append(candidates, "OPENAI_API_KEY")
+		candidates = append(candidates, "OPENAI_API_KEY", "LLAMA_API_KEY")
 	}
 	for _, name := range candidates {
 		if v := getenv(name); v != "" {
@@ -297,6 +328,14 @@ func (m *merger) result() *Config {
 			Temperature:   e.Temperature,
 			InputPrice:    deref(e.InputPrice, 0),
 			OutputPrice:   deref(e.OutputPrice, 0),
+
+			ReasoningEffort:  deref(e.ReasoningEffort, ""),
+			ConnectTimeout:   deref(e.ConnectTimeout, *d.ConnectTimeout),
+			HeaderTimeout:    deref(e.HeaderTimeout, *d.HeaderTimeout),
+			IdleTimeout:      deref(e.IdleTimeout, *d.IdleTimeout),
+			RequestTimeout:   deref(e.RequestTimeout, *d.RequestTimeout),
+			RetryBudget:      deref(e.RetryBudget, *d.RetryBudget),
+			MaxResponseBytes: deref(e.MaxResponseBytes, *d.MaxResponseBytes),
 		},
 		Agent: AgentConfig{
 			SystemPrompt:     deref(e.SystemPrompt, ""),
@@ -326,6 +365,13 @@ func (m *merger) result() *Config {
 // defaultSettings returns the limits in force when nothing sets them.
 func defaultSettings() Settings {
 	return Settings{
+		ConnectTimeout:   new(DefaultConnectTimeout),
+		HeaderTimeout:    new(DefaultHeaderTimeout),
+		IdleTimeout:      new(DefaultIdleTimeout),
+		RequestTimeout:   new(DefaultRequestTimeout),
+		RetryBudget:      new(DefaultRetryBudget),
+		MaxResponseBytes: new(DefaultMaxResponseBytes),
+
 		MaxSteps:         new(DefaultMaxSteps),
 		Timeout:          new(time.Duration(0)),
 		TokenBudget:      new(0),

@@ -67,7 +67,9 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.ModelConfig{Provider: "openai", Endpoint: "http://127.0.0.1:8080"}
+	want := config.ModelConfig{Provider: "openai", Endpoint: "http://127.0.0.1:8080",
+		ConnectTimeout: 30 * time.Second, HeaderTimeout: 10 * time.Minute, IdleTimeout: 5 * time.Minute,
+		RequestTimeout: 30 * time.Minute, RetryBudget: 2 * time.Minute, MaxResponseBytes: 4 << 20}
 	if diff := cmp.Diff(want, c.Model); diff != "" {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}

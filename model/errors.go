@@ -28,6 +28,9 @@ type APIError struct {
 	RetryAfter time.Duration // from retry-after-ms / Retry-After, 0 if absent
 	// InStream is true when the error arrived inside a successful stream.
 	InStream bool
+	// Attempts is how many requests were sent before this error was
+	// returned (1: it was not retried); 0 when unknown.
+	Attempts int
 }
 
 func (e *APIError) Error() string {
@@ -60,3 +63,38 @@ func (e *ConnectError) Error() string {
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// TimeoutError reports a wait on a reachable model server that ran past
+// its configured bound: no response headers in time, a stream that went
+// silent, or the overall request deadline. Its text says what the server
+// did and names the setting that bounds the wait, e.g. "the model server
+// at http://127.0.0.1:8080 accepted the connection but sent no response
+// headers in 10m0s (model.header_timeout)".
+type TimeoutError struct {
+	Endpoint string        // base URL, without credentials
+	Setting  string        // the config key of the bound, e.g. "model.header_timeout"
+	Limit    time.Duration // the bound that ran out
+	// Message is the whole description; Error returns it.
+	Message string
+	// Attempts is how many requests were sent (header timeouts may be
+	// retried within the retry budget); 0 when unknown.
+	Attempts int
+	// Err is the sentinel of the kind of wait (httpx.ErrHeaderTimeout,
+	// ErrIdleTimeout, ErrRequestTimeout), for errors.Is.
+	Err error
+}
+
+func (e *TimeoutError) Error() string { return e.Message }
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// DefaultMaxResponseBytes bounds the content of one model answer (its
+// text, reasoning and tool-call arguments together) when a provider's
+// MaxResponseBytes is 0: far above any real answer (128k output tokens
+// are about 0.5 MiB), and low enough that a runaway or hostile server
+// cannot make rein hold hundreds of megabytes.
+const DefaultMaxResponseBytes = 4 << 20
+
+// ErrResponseTooLarge reports an answer whose content went past the
+// provider's MaxResponseBytes; the stream is abandoned at that point.
+var ErrResponseTooLarge = errors.New("the model's answer is larger than model.max_response_bytes")

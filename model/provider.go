@@ -10,8 +10,9 @@ import (
 //
 // Stream sends one request and yields events until the model stops. A
 // successful stream ends with exactly one EventStop; any failure is yielded
-// as a non-nil error (typically *APIError, *ConnectError or a wrapped
-// ErrIncompleteStream) after which the sequence ends. A stream that ends
+// as a non-nil error (typically *APIError, *ConnectError, *TimeoutError, a
+// wrapped ErrIncompleteStream or ErrResponseTooLarge) after which the
+// sequence ends. A stream that ends
 // without its protocol terminator is an error, never a silent success.
 // Partial tool-call argument fragments never leave the provider.
 //

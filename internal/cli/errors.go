@@ -69,6 +69,9 @@ func (e *explainer) explain(err error) string {
 		apiErr  *model.APIError
 		connErr *model.ConnectError
 	)
+	if msg, ok := modelWaitError(err); ok {
+		return msg
+	}
 	switch {
 	case errors.Is(err, model.ErrCircuitOpen):
 		return fmt.Sprintf("%s; wait for the model server to recover or pass --endpoint", stripPrefixes(oneLine(err.Error())))
@@ -102,9 +105,9 @@ func (e *explainer) explainAPI(ae *model.APIError) string {
 	case ae.StatusCode == http.StatusNotFound:
 		return fmt.Sprintf("the model server at %s does not know the model or path (%s): pass --model with a model it serves, or check --endpoint", e.endpoint, detail)
 	case ae.StatusCode == http.StatusTooManyRequests:
-		return fmt.Sprintf("the model server at %s is rate limiting requests (%s) and retries ran out; wait and try again", e.endpoint, detail)
+		return fmt.Sprintf("the model server at %s is rate limiting requests (%s)%s; wait and try again", e.endpoint, detail, retryNote(ae))
 	case ae.StatusCode >= 500:
-		return fmt.Sprintf("the model server at %s failed (%s) after retries; try again later or pass --endpoint", e.endpoint, detail)
+		return fmt.Sprintf("the model server at %s failed (%s)%s; try again later or pass --endpoint", e.endpoint, detail, retryNote(ae))
 	case ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusUnprocessableEntity:
 		return fmt.Sprintf("the model server at %s rejected the request (%s); check --model and the request settings", e.endpoint, detail)
 	}
@@ -146,6 +149,8 @@ func connectCause(err error) string {
 		return "connection refused"
 	case errors.As(err, &dnsErr):
 		return "no such host " + dnsErr.Name
+	case errors.Is(err, httpx.ErrConnectTimeout):
+		return connectTimeoutCause(err)
 	case errors.Is(err, httpx.ErrHeaderTimeout):
 		return "no response in time"
 	case errors.Is(err, syscall.ECONNRESET):

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
@@ -41,10 +42,27 @@ func TestExplainErrors(t *testing.T) {
 			"the model server at http://127.0.0.1:8080 rejected the API key (403 forbidden): pass --api-key or set REIN_API_KEY"},
 		{"404 model", local, wrap(&model.APIError{StatusCode: 404, Type: "not_found_error", Message: "model 'gpt-9' not found"}),
 			"the model server at http://127.0.0.1:8080 does not know the model or path (404 not_found_error: model 'gpt-9' not found): pass --model with a model it serves, or check --endpoint"},
-		{"429 exhausted", local, wrap(&model.APIError{StatusCode: 429, Type: "rate_limit_error", Message: "slow down"}),
-			"the model server at http://127.0.0.1:8080 is rate limiting requests (429 rate_limit_error: slow down) and retries ran out; wait and try again"},
-		{"529 exhausted", remote, wrap(&model.APIError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded"}),
-			"the model server at https://api.example.com/v1 failed (529 overloaded_error: Overloaded) after retries; try again later or pass --endpoint"},
+		{"429 exhausted", local, wrap(&model.APIError{StatusCode: 429, Type: "rate_limit_error", Message: "slow down", Attempts: 4}),
+			"the model server at http://127.0.0.1:8080 is rate limiting requests (429 rate_limit_error: slow down) after 4 attempts; wait and try again"},
+		{"529 exhausted", remote, wrap(&model.APIError{StatusCode: 529, Type: "overloaded_error", Message: "Overloaded", Attempts: 4}),
+			"the model server at https://api.example.com/v1 failed (529 overloaded_error: Overloaded) after 4 attempts; try again later or pass --endpoint"},
+		{"503 not retried", local, wrap(&model.APIError{StatusCode: 503, Message: "busy", Attempts: 1, RetryAfter: 2 * time.Minute}),
+			"the model server at http://127.0.0.1:8080 failed (503 service unavailable: busy) and asked rein to retry in 2m0s, longer than rein waits (at most 1m0s, and within model.retry_budget), so it did not retry; try again later or pass --endpoint"},
+		{"connect timeout", local, wrap(&model.ConnectError{Endpoint: "http://127.0.0.1:8080", Err: &httpx.ConnectTimeoutError{Limit: 30 * time.Second, Err: os.ErrDeadlineExceeded}}),
+			"cannot reach the model server at http://127.0.0.1:8080 (no connection within 30s, model.connect_timeout): start llama-server or pass --endpoint"},
+		{"500 not retried", local, wrap(&model.APIError{StatusCode: 500, Message: "boom", Attempts: 1}),
+			"the model server at http://127.0.0.1:8080 failed (500 internal server error: boom); try again later or pass --endpoint"},
+		{"header timeout, reachable", local, wrap(&model.TimeoutError{Setting: "model.header_timeout", Err: httpx.ErrHeaderTimeout, Attempts: 2,
+			Message: "the model server at http://127.0.0.1:8080 accepted the connection but sent no response headers in 10m0s (model.header_timeout)"}),
+			"the model server at http://127.0.0.1:8080 accepted the connection but sent no response headers in 10m0s (model.header_timeout), 2 attempts; if it is just slow (a long prompt on a local model), raise [model] header_timeout"},
+		{"idle timeout", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.idle_timeout", Err: httpx.ErrIdleTimeout,
+			Message: "the model server at http://127.0.0.1:8080 sent no data for 5m0s in the middle of its answer (model.idle_timeout)"})),
+			"the model server at http://127.0.0.1:8080 sent no data for 5m0s in the middle of its answer (model.idle_timeout); partial output was discarded; raise [model] idle_timeout if the server pauses that long"},
+		{"request deadline", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.request_timeout", Err: httpx.ErrRequestTimeout,
+			Message: "the model server at http://127.0.0.1:8080 did not finish answering within 30m0s (model.request_timeout)"})),
+			"the model server at http://127.0.0.1:8080 did not finish answering within 30m0s (model.request_timeout); partial output was discarded; raise --request-timeout ([model] request_timeout) or narrow the task"},
+		{"too large", local, wrap(fmt.Errorf("openai: %w (4 MiB): rein stopped", model.ErrResponseTooLarge)),
+			"the model's answer is larger than model.max_response_bytes (4 MiB): rein stopped; partial output was discarded"},
 		{"in stream", remote, wrap(&model.APIError{StatusCode: 200, Type: "overloaded_error", Message: "Overloaded", InStream: true}),
 			"the model server at https://api.example.com/v1 failed while answering (200 overloaded_error: Overloaded); partial output was discarded; try again"},
 		{"circuit open", local, wrap(fmt.Errorf("openai endpoint http://127.0.0.1:8080 failed 5 times in a row; requests paused until 10:00:00 (in 30s): %w", model.ErrCircuitOpen)),

@@ -39,6 +39,10 @@ type commonFlags struct {
 	workspace, configFile, system     string
 	maxSteps                          int
 	timeout                           time.Duration
+	// requestTimeout and reasoningEffort set [model] request_timeout and
+	// reasoning_effort.
+	requestTimeout  time.Duration
+	reasoningEffort string
 	// preset and approve choose the policy preset and who resolves the
 	// calls it asks about; stateDir is where approvals are kept.
 	preset, approve, stateDir string
@@ -62,6 +66,8 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 0, fmt.Sprintf("time limit for one model request, retries and stream included; 0 for none (default %s)", config.DefaultRequestTimeout))
+	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "reasoning_effort sent to OpenAI-compatible servers: low, medium or high (default: the server's)")
 	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "skip the [verify] checks when the model says it is done")
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
@@ -121,6 +127,12 @@ func (f *commonFlags) settings() config.Settings {
 	}
 	if changed("timeout") {
 		s.Timeout = new(f.timeout)
+	}
+	if changed("request-timeout") {
+		s.RequestTimeout = new(f.requestTimeout)
+	}
+	if changed("reasoning-effort") {
+		s.ReasoningEffort = new(f.reasoningEffort)
 	}
 	return s
 }

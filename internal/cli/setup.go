@@ -3,16 +3,19 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
 )
 
-// newProvider builds the model provider the configuration selects.
+// newProvider builds the model provider the configuration selects, with
+// the configured bounds on every wait and on the answer's size.
 func newProvider(m config.ModelConfig) (model.Provider, error) {
 	switch m.Provider {
 	case config.ProviderAnthropic:
@@ -20,22 +23,45 @@ func newProvider(m config.ModelConfig) (model.Provider, error) {
 			return nil, fmt.Errorf("the anthropic provider needs a model name: pass --model (for example claude-sonnet-4-5) or set model.model in the config")
 		}
 		return anthropic.New(anthropic.Config{
-			BaseURL:       m.Endpoint,
-			APIKey:        m.APIKey.Reveal(),
-			Model:         m.Model,
-			MaxTokens:     m.MaxTokens,
-			ContextWindow: m.ContextWindow,
+			BaseURL:          m.Endpoint,
+			APIKey:           m.APIKey.Reveal(),
+			Model:            m.Model,
+			MaxTokens:        m.MaxTokens,
+			ContextWindow:    m.ContextWindow,
+			MaxResponseBytes: m.MaxResponseBytes,
+			HTTP:             httpConfig(m),
 		})
 	case config.ProviderOpenAI:
 		return openai.New(openai.Config{
-			BaseURL:       m.Endpoint,
-			APIKey:        m.APIKey.Reveal(),
-			Model:         m.Model,
-			ContextWindow: m.ContextWindow,
+			BaseURL:          m.Endpoint,
+			APIKey:           m.APIKey.Reveal(),
+			Model:            m.Model,
+			ContextWindow:    m.ContextWindow,
+			MaxResponseBytes: m.MaxResponseBytes,
+			HTTP:             httpConfig(m),
 		})
 	}
 	// config.Load validates the provider; this guards future additions.
 	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
+}
+
+// httpConfig maps the [model] bounds onto httpx, whose zero values mean
+// "default": config's request_timeout 0 (none) and retry_budget 0 (no
+// retries) become httpx's negative values.
+func httpConfig(m config.ModelConfig) httpx.Config {
+	noneIfZero := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
+	return httpx.Config{
+		ConnectTimeout: m.ConnectTimeout,
+		HeaderTimeout:  m.HeaderTimeout,
+		IdleTimeout:    m.IdleTimeout,
+		RequestTimeout: noneIfZero(m.RequestTimeout),
+		RetryBudget:    noneIfZero(m.RetryBudget),
+	}
 }
 
 // agentParts are the pieces of a run that live beside the agent.
@@ -60,7 +86,7 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		return nil, nil, err
 	}
 	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
-	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens}
+	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort}
 	ac := agent.Config{
 		Provider:       p,
 		Model:          cfg.Model.Model,

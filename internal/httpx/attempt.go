@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -44,8 +45,9 @@ type result struct {
 }
 
 // attempt performs one HTTP exchange: it never sleeps and never retries.
-func (c *Client) attempt(ctx context.Context, ep string, newReq func(context.Context) (*http.Request, error)) result {
-	actx, cancel := context.WithCancelCause(ctx)
+func (c *Client) attempt(r *call, newReq func(context.Context) (*http.Request, error)) result {
+	ep := r.ep
+	actx, cancel := context.WithCancelCause(r.ctx)
 	req, err := newReq(actx)
 	if err != nil {
 		cancel(nil)
@@ -72,27 +74,42 @@ func (c *Client) attempt(ctx context.Context, ep string, newReq func(context.Con
 	}
 	if err != nil {
 		cancel(nil)
-		return c.transportFailure(ctx, actx, ep, err)
+		return c.transportFailure(r, actx, err)
 	}
-	body := newIdleBody(ctx, actx, cancel, resp.Body, c.cfg.IdleTimeout, c.cfg.Provider, ep)
+	body := newIdleBody(r, actx, cancel, resp.Body, c.cfg.IdleTimeout, c.cfg.Provider)
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		body.release = r.cancel
 		resp.Body = body
 		return result{resp: resp, health: healthy}
 	}
-	return c.statusFailure(ctx, ep, resp, body)
+	return c.statusFailure(r, resp, body)
 }
 
 // transportFailure classifies an error from http.Client.Do.
-func (c *Client) transportFailure(ctx, actx context.Context, ep string, err error) result {
-	if ctx.Err() != nil {
-		return result{err: c.errorf(ep, "%w", ctx.Err())}
+func (c *Client) transportFailure(r *call, actx context.Context, err error) result {
+	ep := r.ep
+	if stop := r.stopped(); stop != nil {
+		return result{err: stop}
 	}
 	if errors.Is(context.Cause(actx), ErrHeaderTimeout) || errors.Is(err, ErrHeaderTimeout) {
-		err = fmt.Errorf("no response headers within %s: %w", c.cfg.HeaderTimeout, ErrHeaderTimeout)
-	} else if ue, ok := errors.AsType[*url.Error](err); ok {
+		d := c.cfg.HeaderTimeout
+		return result{
+			err: &model.TimeoutError{
+				Endpoint: ep, Setting: "model.header_timeout", Limit: d, Err: ErrHeaderTimeout,
+				Message: fmt.Sprintf("the model server at %s accepted the connection but sent no response headers in %s (model.header_timeout)", ep, d),
+			},
+			retryable: true,
+			health:    unhealthy,
+		}
+	}
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		// url.Error repeats the full request URL, which may carry a key
 		// in its query; the endpoint in ConnectError is already clean.
 		err = ue.Err
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		// The dial or the TLS handshake ran past ConnectTimeout.
+		err = &ConnectTimeoutError{Limit: c.cfg.ConnectTimeout, Err: err}
 	}
 	return result{
 		err:       &model.ConnectError{Endpoint: ep, Err: err},
@@ -101,14 +118,28 @@ func (c *Client) transportFailure(ctx, actx context.Context, ep string, err erro
 	}
 }
 
+// ConnectTimeoutError is the cause inside a *model.ConnectError when the
+// TCP connect or the TLS handshake ran past Config.ConnectTimeout. It
+// wraps ErrConnectTimeout and the transport's own error.
+type ConnectTimeoutError struct {
+	Limit time.Duration
+	Err   error
+}
+
+func (e *ConnectTimeoutError) Error() string {
+	return fmt.Sprintf("no connection within %s (model.connect_timeout)", e.Limit)
+}
+
+func (e *ConnectTimeoutError) Unwrap() []error { return []error{ErrConnectTimeout, e.Err} }
+
 // statusFailure turns a non-2xx response into an *model.APIError, reading
 // and releasing its body.
-func (c *Client) statusFailure(ctx context.Context, ep string, resp *http.Response, body *idleBody) result {
+func (c *Client) statusFailure(r *call, resp *http.Response, body *idleBody) result {
 	data, readErr := io.ReadAll(io.LimitReader(body, maxErrorBody))
 	_, _ = io.CopyN(io.Discard, body, maxDrain)
 	body.Close()
-	if readErr != nil && ctx.Err() != nil {
-		return result{err: c.errorf(ep, "%w", ctx.Err())}
+	if stop := r.stopped(); readErr != nil && stop != nil {
+		return result{err: stop}
 	}
 	now := time.Now()
 	apiErr := c.apiError(resp, data, now)

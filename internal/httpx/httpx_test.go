@@ -176,6 +176,7 @@ func TestDoBuildsAPIError(t *testing.T) {
 			if !ok {
 				t.Fatalf("error = %v, want *model.APIError", err)
 			}
+			tt.want.Attempts = 1 // MaxRetries -1: sent once
 			if diff := cmp.Diff(&tt.want, apiErr); diff != "" {
 				t.Errorf("APIError (-want +got):\n%s", diff)
 			}
@@ -277,12 +278,17 @@ func TestDoHeaderTimeout(t *testing.T) {
 	within(t, 3*time.Second, func() {
 		_, err = New(cfg).Do(context.Background(), srv.URL, post(srv.URL))
 	})
-	ce, ok := errors.AsType[*model.ConnectError](err)
+	te, ok := errors.AsType[*model.TimeoutError](err)
 	if !ok || !errors.Is(err, ErrHeaderTimeout) {
-		t.Fatalf("error = %v, want a ConnectError wrapping ErrHeaderTimeout", err)
+		t.Fatalf("error = %v, want a TimeoutError wrapping ErrHeaderTimeout", err)
 	}
-	if ce.Endpoint != srv.URL || srv.requests.Load() != 2 {
-		t.Errorf("endpoint %q, %d requests; want %q and 2 (header timeouts are retried)", ce.Endpoint, srv.requests.Load(), srv.URL)
+	if _, ok := errors.AsType[*model.ConnectError](err); ok {
+		t.Errorf("the server was reachable; a header timeout is not a ConnectError: %v", err)
+	}
+	want := "the model server at " + srv.URL + " accepted the connection but sent no response headers in 100ms (model.header_timeout)"
+	if te.Endpoint != srv.URL || srv.requests.Load() != 2 || err.Error() != want || te.Attempts != 2 {
+		t.Errorf("endpoint %q, %d requests (attempts %d), %q; want %q, 2 (header timeouts are retried) and %q",
+			te.Endpoint, srv.requests.Load(), te.Attempts, err, srv.URL, want)
 	}
 }
 

@@ -110,10 +110,25 @@ func TestConfigDefaults(t *testing.T) {
 	got := c.cfg
 	if got.MaxRetries != DefaultMaxRetries || got.BaseDelay != DefaultBaseDelay || got.MaxDelay != DefaultMaxDelay ||
 		got.MaxRetryAfter != DefaultMaxRetryAfter || got.HeaderTimeout != DefaultHeaderTimeout ||
-		got.IdleTimeout != DefaultIdleTimeout || got.Provider != "model" || c.hc != defaultHTTPClient() || c.hc.Timeout != 0 {
+		got.IdleTimeout != DefaultIdleTimeout || got.ConnectTimeout != DefaultConnectTimeout ||
+		got.RequestTimeout != DefaultRequestTimeout || got.RetryBudget != DefaultRetryBudget ||
+		got.Provider != "model" || c.hc != defaultHTTPClient(DefaultConnectTimeout) || c.hc.Timeout != 0 {
 		t.Errorf("defaults not applied: %+v", got)
 	}
 	if New(Config{MaxRetries: -2}).cfg.MaxRetries != 0 {
 		t.Error("negative MaxRetries must mean no retries")
+	}
+	if New(Config{RetryBudget: -1}).cfg.MaxRetries != 0 {
+		t.Error("a negative RetryBudget must mean no retries")
+	}
+	if got := New(Config{RequestTimeout: -1}).cfg.RequestTimeout; got >= 0 {
+		t.Errorf("a negative RequestTimeout (none) became %s", got)
+	}
+	tr := New(Config{ConnectTimeout: 3 * time.Second}).hc.Transport.(*http.Transport)
+	if tr.TLSHandshakeTimeout != 3*time.Second {
+		t.Errorf("TLS handshake timeout %s, want the connect timeout 3s", tr.TLSHandshakeTimeout)
+	}
+	if New(Config{ConnectTimeout: 3 * time.Second}).hc != New(Config{ConnectTimeout: 3 * time.Second}).hc {
+		t.Error("clients with the same connect timeout must share one pool")
 	}
 }

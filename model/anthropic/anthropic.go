@@ -63,6 +63,12 @@ type Config struct {
 	// headers the provider owns (x-api-key, authorization,
 	// anthropic-version, content-type) are set through their fields.
 	Headers map[string]string
+	// MaxResponseBytes caps the content of one answer: its text,
+	// thinking and tool inputs together. A stream that passes it is
+	// abandoned with an error wrapping model.ErrResponseTooLarge; a whole
+	// message body may be twice as large, for its JSON escaping. 0 means
+	// model.DefaultMaxResponseBytes.
+	MaxResponseBytes int
 	// HTTP configures retries, backoff and timeouts. Provider and
 	// ParseError are filled in when empty.
 	HTTP httpx.Config
@@ -96,8 +102,9 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("anthropic: Config.BaseURL %q is not an http(s) base URL; use e.g. %s", redactURL(cfg.BaseURL), DefaultBaseURL)
 	}
-	if cfg.MaxTokens < 0 || cfg.ContextWindow < 0 {
-		return nil, fmt.Errorf("anthropic: Config.MaxTokens (%d) and Config.ContextWindow (%d) must not be negative", cfg.MaxTokens, cfg.ContextWindow)
+	if cfg.MaxTokens < 0 || cfg.ContextWindow < 0 || cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("anthropic: Config.MaxTokens (%d), Config.ContextWindow (%d) and Config.MaxResponseBytes (%d) must not be negative",
+			cfg.MaxTokens, cfg.ContextWindow, cfg.MaxResponseBytes)
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
@@ -190,11 +197,11 @@ func (p *Provider) Stream(ctx context.Context, req *model.Request) iter.Seq2[mod
 		defer resp.Body.Close()
 		var events iter.Seq2[model.Event, error]
 		if stream && !isJSON(resp.Header) {
-			events = streamEvents(resp.Body, resp.StatusCode, resp.Header.Get("request-id"))
+			events = streamEvents(resp.Body, resp.StatusCode, resp.Header.Get("request-id"), p.cfg.MaxResponseBytes)
 		} else {
 			// A gateway may answer a streaming request with a whole
 			// message; it is read as one rather than failed.
-			events = readMessage(resp.Body, resp.StatusCode, resp.Header.Get("request-id"))
+			events = readMessage(resp.Body, resp.StatusCode, resp.Header.Get("request-id"), p.cfg.MaxResponseBytes)
 		}
 		for ev, err := range events {
 			if err != nil {

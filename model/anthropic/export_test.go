@@ -13,7 +13,7 @@ import (
 
 // StreamEvents decodes a Messages API event stream opened with status 200.
 func StreamEvents(r io.Reader) iter.Seq2[model.Event, error] {
-	return streamEvents(r, 200, "req_test")
+	return streamEvents(r, 200, "req_test", 0)
 }
 
 // EncodeRequest encodes req as the provider would.

@@ -13,7 +13,7 @@ import (
 func messageEvents(body []byte, status int, requestID string) ([]model.Event, error) {
 	var m wireResponse
 	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, fmt.Errorf("%w: the body is not a Messages API message: %v (body %q)", ErrMalformedResponse, err, quote(body))
+		return nil, fmt.Errorf("%w: the body is not a Messages API message: %s (body %q)", ErrMalformedResponse, describeJSON(err), quote(body))
 	}
 	if m.Type == "error" {
 		e := &model.APIError{Provider: "anthropic", StatusCode: status, RequestID: requestID, InStream: true}

@@ -100,7 +100,7 @@ func (s *oracleState) handle(name string, data []byte) ([]model.Event, error) {
 	}
 	s.ev = wireEvent{Index: -1}
 	if err := jsonv2.Unmarshal(data, &s.ev, decodeOptions); err != nil {
-		return nil, s.malformed(name, data, "invalid JSON: %v", err)
+		return nil, s.malformed(name, data, "%s", describeJSON(err))
 	}
 	typ := s.ev.Type
 	if typ == "" {

@@ -10,22 +10,26 @@ import (
 	"github.com/reinharness/rein/model"
 )
 
-// maxMessageBytes caps a whole (non-streamed) response body. A message is
-// bounded by max_tokens, so anything near this is not a message.
-const maxMessageBytes = 64 << 20
-
 // streamEvents decodes a Messages API event stream from r. It stops at
 // message_stop without reading further, and reports a stream that ends
 // (or breaks) before message_stop as a wrapped model.ErrIncompleteStream:
 // what arrived must not pass for a whole answer. status and requestID go
 // into in-stream *model.APIError values.
-func streamEvents(r io.Reader, status int, requestID string) iter.Seq2[model.Event, error] {
+//
+// maxBytes caps the answer's content (see Config.MaxResponseBytes).
+func streamEvents(r io.Reader, status int, requestID string, maxBytes int) iter.Seq2[model.Event, error] {
 	return func(yield func(model.Event, error) bool) {
-		dec := sse.NewDecoder(r)
 		st := newStreamState(status, requestID)
+		st.size.Max = maxBytes
+		// One event may carry the whole answer, but never more.
+		dec := sse.NewDecoderSize(r, st.size.Limit()+64<<10)
 		n := 0
 		for {
 			ev, err := dec.Next()
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				yield(model.Event{}, st.size.EventTooLarge())
+				return
+			}
 			if err != nil {
 				yield(model.Event{}, incomplete(n, err))
 				return
@@ -60,15 +64,19 @@ func incomplete(events int, err error) error {
 }
 
 // readMessage reads a whole message body and yields its events.
-func readMessage(r io.Reader, status int, requestID string) iter.Seq2[model.Event, error] {
+//
+// The body may be twice maxBytes (the content cap), for its JSON escaping.
+func readMessage(r io.Reader, status int, requestID string, maxBytes int) iter.Seq2[model.Event, error] {
 	return func(yield func(model.Event, error) bool) {
-		body, err := io.ReadAll(io.LimitReader(r, maxMessageBytes+1))
+		size := model.AnswerSize{Max: maxBytes}
+		limit := 2*size.Limit() + 64<<10
+		body, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 		if err != nil {
 			yield(model.Event{}, fmt.Errorf("anthropic: %w: reading the response failed: %w", model.ErrIncompleteStream, err))
 			return
 		}
-		if len(body) > maxMessageBytes {
-			yield(model.Event{}, fmt.Errorf("%w: the response body exceeds %d MiB", ErrMalformedResponse, maxMessageBytes>>20))
+		if len(body) > limit {
+			yield(model.Event{}, fmt.Errorf("anthropic: %w: the response body is larger than %s", model.ErrResponseTooLarge, model.FormatBytes(limit)))
 			return
 		}
 		events, err := messageEvents(body, status, requestID)

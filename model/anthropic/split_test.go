@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -106,6 +107,10 @@ func TestStreamSplitAnywhere(t *testing.T) {
 	}
 }
 
+// goTypeNames matches Go type and decoder names, which must never reach
+// an error about what a server sent.
+var goTypeNames = regexp.MustCompile(`Go (struct|value|type|int|string|\[\])|anthropic\.wire|\*json\.|json: cannot|jsontext:`)
+
 // FuzzStreamEvents feeds arbitrary bytes to the stream decoder and state
 // machine. It must never panic, and whatever it yields must keep the
 // Provider contract: complete tool calls with object arguments, at most
@@ -170,6 +175,9 @@ func FuzzStreamEvents(f *testing.F) {
 		}
 		if gotErr != nil && stops != 0 {
 			t.Fatalf("stream both stopped and failed: %v", gotErr)
+		}
+		if gotErr != nil && goTypeNames.MatchString(gotErr.Error()) {
+			t.Fatalf("error names Go types instead of describing the data: %v", gotErr)
 		}
 		k := int(cut) % (len(body) + 1)
 		again, againErr := drain(anthropic.StreamEvents(&splitReader{data: body, k: k}))

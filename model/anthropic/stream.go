@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/internal/wirejson"
 )
 
 // ErrMalformedResponse reports a response that breaks the Messages API
@@ -65,8 +66,9 @@ type streamState struct {
 	blocks    map[int]*block
 	open      int
 
-	ev   wireEvent     // decode target, reset for every event
-	out  []model.Event // returned by handle, reused across events
+	size model.AnswerSize // content so far, against Config.MaxResponseBytes
+	ev   wireEvent        // decode target, reset for every event
+	out  []model.Event    // returned by handle, reused across events
 	scan eventScanner
 }
 
@@ -103,7 +105,7 @@ func (s *streamState) handle(name string, data []byte) ([]model.Event, error) {
 		partial := s.ev.Delta.partial[:0]
 		s.ev = wireEvent{Index: -1}
 		if err := jsonv2.Unmarshal(data, &s.ev, decodeOptions); err != nil {
-			return nil, s.malformed(name, data, "invalid JSON: %v", err)
+			return nil, s.malformed(name, data, "%s", describeJSON(err))
 		}
 		s.ev.Delta.partial = append(partial, s.ev.Delta.PartialJSON...)
 	}
@@ -254,11 +256,17 @@ func (s *streamState) blockDelta(data []byte) error {
 	case "text_delta":
 		want = blockText
 		if b.kind == want && d.Text != "" {
+			if err := s.size.Add(len(d.Text)); err != nil {
+				return err
+			}
 			s.emit(model.Event{Kind: model.EventTextDelta, Text: d.Text})
 		}
 	case "thinking_delta":
 		want = blockThinking
 		if b.kind == want && d.Thinking != "" {
+			if err := s.size.Add(len(d.Thinking)); err != nil {
+				return err
+			}
 			s.emit(model.Event{Kind: model.EventReasoningDelta, Text: d.Thinking})
 		}
 	case "signature_delta":
@@ -273,6 +281,9 @@ func (s *streamState) blockDelta(data []byte) error {
 		// whole, when the block stops.
 		want = blockToolUse
 		if b.kind == want {
+			if err := s.size.Add(len(d.partial)); err != nil {
+				return err
+			}
 			if len(b.args)+len(d.partial) > maxToolInput {
 				return s.malformed("content_block_delta", data, "tool_use %s (%s) input exceeds %d MiB", b.id, b.name, maxToolInput>>20)
 			}
@@ -356,6 +367,16 @@ func (s *streamState) emitUsage() {
 
 // malformed builds the error for an event that breaks the protocol,
 // quoting the start of its data so the fault can be found in a capture.
+// describeJSON says what was wrong with data that did not decode, in
+// words about the data rather than Go types.
+func describeJSON(err error) string {
+	desc, syntax := wirejson.Describe(err)
+	if syntax {
+		return "invalid JSON (" + desc + ")"
+	}
+	return "not in the Messages API format (" + desc + ")"
+}
+
 func (s *streamState) malformed(name string, data []byte, format string, args ...any) error {
 	return fmt.Errorf("%w: %s event: %s (data %q)", ErrMalformedResponse, name, redact(fmt.Sprintf(format, args...)), quote(data))
 }
@@ -374,7 +395,7 @@ func objectArgs(raw []byte) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(t))
 	if err := json.Compact(&buf, t); err != nil {
-		return nil, fmt.Errorf("input is not valid JSON: %v", err)
+		return nil, fmt.Errorf("input is %s", describeJSON(err))
 	}
 	return json.RawMessage(buf.Bytes()), nil
 }

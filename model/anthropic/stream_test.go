@@ -343,7 +343,36 @@ func TestToolInputCap(t *testing.T) {
 		events = append(events, jsonDelta(0, chunk))
 	}
 	_, err := drain(anthropic.StreamEvents(strings.NewReader(sse(events...))))
-	if !errors.Is(err, anthropic.ErrMalformedResponse) || !strings.Contains(err.Error(), "exceeds 16 MiB") {
-		t.Fatalf("error %v, want the input cap", err)
+	// The answer cap (4 MiB by default) comes before the per-call one.
+	if !errors.Is(err, model.ErrResponseTooLarge) || !strings.Contains(err.Error(), "(4 MiB)") {
+		t.Fatalf("error %v, want the answer cap", err)
+	}
+}
+
+// TestAnswerCap: text and thinking count toward the answer cap too, and
+// the stream is abandoned at it, whatever the split.
+func TestAnswerCap(t *testing.T) {
+	piece := strings.Repeat("x", 64<<10)
+	thinkingStart := `content_block_start {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`
+	thinkingDelta := `content_block_delta {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"` + piece + `"}}`
+	tests := map[string][]string{
+		"text":     {evStart, evTextStart},
+		"thinking": {evStart, thinkingStart},
+	}
+	for name, events := range tests {
+		for range 80 { // 5 MiB
+			if name == "text" {
+				events = append(events, textDelta(0, piece))
+			} else {
+				events = append(events, thinkingDelta)
+			}
+		}
+		evs, err := drain(anthropic.StreamEvents(strings.NewReader(sse(events...))))
+		if !errors.Is(err, model.ErrResponseTooLarge) {
+			t.Errorf("%s: error %v after %d events, want ErrResponseTooLarge", name, err, len(evs))
+		}
+		if n := len(evs); n > 64 {
+			t.Errorf("%s: %d deltas passed; the cap is 64 of them", name, n)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func TestErrorBodies(t *testing.T) {
 				t.Fatalf("error = %v, want *model.APIError", err)
 			}
 			want := tt.want
-			want.Provider, want.StatusCode = "openai", 400
+			want.Provider, want.StatusCode, want.Attempts = "openai", 400, 1
 			if diff := cmp.Diff(&want, apiErr); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

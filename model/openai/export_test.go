@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"time"
 
 	"github.com/reinharness/rein/model"
 )
@@ -25,4 +26,11 @@ func OracleParseStream(r io.Reader) iter.Seq2[model.Event, error] {
 	return func(yield func(model.Event, error) bool) {
 		oracleParseStream(r, streamMeta{status: 200}, yield)
 	}
+}
+
+// SetDiscoveryTimeout shortens context-window discovery's bound for a test.
+func SetDiscoveryTimeout(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := discoveryTimeout
+	discoveryTimeout = d
+	t.Cleanup(func() { discoveryTimeout = old })
 }

@@ -32,9 +32,6 @@ const providerName = "openai"
 // stream cannot make the parser hold an unbounded number of builders.
 const maxToolCalls = 256
 
-// maxResponseBytes bounds a non-streamed response body.
-const maxResponseBytes = 32 << 20
-
 // ErrInvalidRequest reports a Request the provider cannot send (a reserved
 // Extra key, a tool call without an id, invalid JSON arguments, …). It is
 // returned before any network traffic.
@@ -69,6 +66,12 @@ type Config struct {
 	ContextWindow int
 	// Headers are extra request headers, e.g. for a gateway.
 	Headers map[string]string
+	// MaxResponseBytes caps the content of one answer: its text,
+	// reasoning and tool-call arguments together. A stream that passes it
+	// is abandoned with an error wrapping model.ErrResponseTooLarge; a
+	// whole (non-streamed) response body may be twice as large, for its
+	// JSON escaping. 0 means model.DefaultMaxResponseBytes.
+	MaxResponseBytes int
 	// HTTP configures retries and timeouts. Provider and ParseError are
 	// filled in by New.
 	HTTP httpx.Config
@@ -85,6 +88,7 @@ type Provider struct {
 	headers     http.Header
 	client      *httpx.Client
 	fixedWindow int
+	maxBytes    int
 
 	windowMu    sync.Mutex
 	window      int
@@ -99,6 +103,9 @@ func New(cfg Config) (*Provider, error) {
 	base, root, err := normalizeBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("%w: MaxResponseBytes is %d; use 0 for the default", ErrBadConfig, cfg.MaxResponseBytes)
 	}
 	if cfg.ContextWindow < 0 {
 		return nil, fmt.Errorf("%w: ContextWindow is %d; use 0 to discover it", ErrBadConfig, cfg.ContextWindow)
@@ -131,6 +138,7 @@ func New(cfg Config) (*Provider, error) {
 		headers:     h,
 		client:      httpx.New(hc),
 		fixedWindow: cfg.ContextWindow,
+		maxBytes:    cfg.MaxResponseBytes,
 	}, nil
 }
 
@@ -188,8 +196,10 @@ func validHeaderName(k string) bool {
 // Stream sends req and yields its events: text and reasoning deltas,
 // complete tool calls, usage, and a final EventStop. Failures are yielded
 // as errors: *model.APIError for error answers (also inside a 200 stream),
-// *model.ConnectError when the server cannot be reached, a wrapped
-// model.ErrIncompleteStream when the stream breaks off, ErrMalformedResponse
+// *model.ConnectError when the server cannot be reached, *model.TimeoutError
+// when a reachable server ran past a bound of the HTTP config, a wrapped
+// model.ErrIncompleteStream when the stream breaks off, a wrapped
+// model.ErrResponseTooLarge past MaxResponseBytes, ErrMalformedResponse
 // for output that cannot be parsed, and the context's error on
 // cancellation.
 func (p *Provider) Stream(ctx context.Context, req *model.Request) iter.Seq2[model.Event, error] {
@@ -234,20 +244,22 @@ func (p *Provider) Stream(ctx context.Context, req *model.Request) iter.Seq2[mod
 // readResponse parses a 2xx response by its content type: servers that
 // ignore "stream": true answer with one JSON document, which is fine.
 func (p *Provider) readResponse(resp *http.Response, yield func(model.Event, error) bool) {
-	meta := streamMeta{status: resp.StatusCode, requestID: requestID(resp.Header)}
+	meta := streamMeta{status: resp.StatusCode, requestID: requestID(resp.Header), maxBytes: p.maxBytes}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch {
 	case mt == "text/event-stream" || (mt == "" && !p.noStreaming):
 		parseStream(resp.Body, meta, yield)
 	case mt == "application/json" || mt == "":
-		data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+		size := model.AnswerSize{Max: p.maxBytes}
+		limit := 2*size.Limit() + 64<<10
+		data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 		if err != nil {
 			yield(model.Event{}, fmt.Errorf("%w: reading the response: %w", model.ErrIncompleteStream, err))
 			return
 		}
-		if len(data) > maxResponseBytes {
-			yield(model.Event{}, fmt.Errorf("%w: the response exceeds %d MiB", ErrMalformedResponse, maxResponseBytes>>20))
+		if len(data) > limit {
+			yield(model.Event{}, fmt.Errorf("%w: the response body is larger than %s", model.ErrResponseTooLarge, model.FormatBytes(limit)))
 			return
 		}
 		parseCompletion(data, meta, yield)

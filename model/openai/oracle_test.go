@@ -104,7 +104,7 @@ func (p *oracleParser) handle(data []byte) error {
 	clear(choices) // encoding/json decodes into reused elements without zeroing them
 	*c = chunk{Choices: choices[:0]}
 	if err := unmarshalChunk(data, c); err != nil {
-		return fmt.Errorf("%w: chunk %d is not valid JSON (%v): %s", ErrMalformedResponse, p.events, err, snippet(data))
+		return badJSON(fmt.Sprintf("stream chunk %d", p.events), err, data)
 	}
 	if c.Error != nil {
 		return p.apiError(c.Error)

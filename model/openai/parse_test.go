@@ -209,7 +209,7 @@ func TestParseStreamErrors(t *testing.T) {
 			`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x"}}]}}]}` + "\n\ndata: [DONE]\n\n",
 			openai.ErrMalformedResponse, "after the call was complete"},
 		{"too many tool calls", sse(manyChunks...), openai.ErrMalformedResponse, "more than 256 tool calls"},
-		{"chunk of the wrong shape", sse(`{"choices":{"index":0}}`), openai.ErrMalformedResponse, "chunk 1 is not valid JSON"},
+		{"chunk of the wrong shape", sse(`{"choices":{"index":0}}`), openai.ErrMalformedResponse, "stream chunk 1 does not follow the Chat Completions format (field /choices is an object, want an array)"},
 		{"no [DONE]", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]}\n\n",
 			model.ErrIncompleteStream, "without [DONE]"},
 		{"no events at all", "event: ping\n\n: comment\n\n", model.ErrIncompleteStream, "sent no events"},

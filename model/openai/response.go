@@ -14,7 +14,7 @@ import (
 func parseCompletion(body []byte, meta streamMeta, yield func(model.Event, error) bool) {
 	var c completion
 	if err := json.Unmarshal(body, &c); err != nil {
-		yield(model.Event{}, fmt.Errorf("%w: the response is not valid JSON (%v): %s", ErrMalformedResponse, err, snippet(body)))
+		yield(model.Event{}, badJSON("the response", err, body))
 		return
 	}
 	p := &streamParser{meta: meta, yield: yield, respID: c.ID}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinharness/rein/internal/sse"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/internal/wirejson"
 )
 
 // streamMeta is what the parser needs to know about the HTTP response the
@@ -17,6 +18,9 @@ import (
 type streamMeta struct {
 	status    int
 	requestID string
+	// maxBytes caps the answer's content (model.AnswerSize); 0 is the
+	// default cap.
+	maxBytes int
 }
 
 // streamParser turns Chat Completions chunks into rein events. It owns the
@@ -35,6 +39,7 @@ type streamParser struct {
 	finish    string // finish_reason of choice 0, once it arrived
 	finished  bool
 	events    int // data events seen
+	size      model.AnswerSize
 	chunk     chunk
 	scan      chunkScanner
 }
@@ -43,8 +48,9 @@ type streamParser struct {
 // error, or the consumer stops. It reports a stream that ends before
 // [DONE] as model.ErrIncompleteStream.
 func parseStream(r io.Reader, meta streamMeta, yield func(model.Event, error) bool) {
-	p := &streamParser{meta: meta, yield: yield}
-	dec := sse.NewDecoder(r)
+	p := &streamParser{meta: meta, yield: yield, size: model.AnswerSize{Max: meta.maxBytes}}
+	// One event may carry the whole answer, but never more.
+	dec := sse.NewDecoderSize(r, p.size.Limit()+64<<10)
 	for !p.stopped {
 		ev, err := dec.Next()
 		if err != nil {
@@ -70,6 +76,17 @@ func parseStream(r io.Reader, meta streamMeta, yield func(model.Event, error) bo
 	}
 }
 
+// badJSON describes data the server sent that does not decode: what was
+// wrong, in words about the data (never Go type names), and a short,
+// escaped excerpt.
+func badJSON(what string, err error, data []byte) error {
+	desc, syntax := wirejson.Describe(err)
+	if syntax {
+		return fmt.Errorf("%w: %s is not valid JSON (%s): %s", ErrMalformedResponse, what, desc, snippet(data))
+	}
+	return fmt.Errorf("%w: %s does not follow the Chat Completions format (%s): %s", ErrMalformedResponse, what, desc, snippet(data))
+}
+
 func isDone(data []byte) bool {
 	return bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]"))
 }
@@ -82,7 +99,7 @@ func (p *streamParser) endError(err error) error {
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%w: the server closed the stream without [DONE] (finish_reason %q)", model.ErrIncompleteStream, p.finish)
 	case errors.Is(err, sse.ErrEventTooLarge):
-		return fmt.Errorf("%w: %w", ErrMalformedResponse, err)
+		return p.size.EventTooLarge()
 	}
 	return fmt.Errorf("%w: %w", model.ErrIncompleteStream, err)
 }
@@ -109,7 +126,7 @@ func (p *streamParser) handle(data []byte) error {
 		clear(choices) // the fast path's reused elements must not leak into this decode
 		*c = chunk{Choices: choices[:0]}
 		if err := unmarshalChunk(data, c); err != nil {
-			return fmt.Errorf("%w: chunk %d is not valid JSON (%v): %s", ErrMalformedResponse, p.events, err, snippet(data))
+			return badJSON(fmt.Sprintf("stream chunk %d", p.events), err, data)
 		}
 	}
 	if c.Error != nil {
@@ -143,6 +160,9 @@ func (p *streamParser) applyDelta(d *delta) error {
 	if r == "" {
 		r = d.Reasoning
 	}
+	if err := p.size.Add(len(r) + len(d.Content) + len(d.Refusal)); err != nil {
+		return err
+	}
 	if r != "" {
 		p.reasoning = true
 		p.emit(model.Event{Kind: model.EventReasoningDelta, Text: r})
@@ -157,6 +177,9 @@ func (p *streamParser) applyDelta(d *delta) error {
 	}
 	for i := range d.ToolCalls {
 		p.endReasoning()
+		if err := p.size.Add(len(d.ToolCalls[i].Function.Arguments.text)); err != nil {
+			return err
+		}
 		if err := p.addToolDelta(&d.ToolCalls[i]); err != nil {
 			return err
 		}

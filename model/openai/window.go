@@ -7,13 +7,23 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/reinharness/rein/model"
 )
 
+// discoveryTimeout bounds context-window discovery, both documents and
+// any retries together: the documents are answered at once by a server
+// that has them, so a server that holds them gets no longer than this
+// (not the request bounds of a model call, which allow for minutes of
+// prompt processing). A variable for the tests.
+var discoveryTimeout = 30 * time.Second
+
 // maxDiscoveryBytes bounds the /props and /models documents read during
 // context-window discovery.
 const maxDiscoveryBytes = 4 << 20
+
+var errDiscoveryTimeout = errors.New("context window discovery timed out")
 
 // propsDoc is the part of llama.cpp's GET /props the provider reads.
 // default_generation_settings.n_ctx is the per-slot context, which is what
@@ -43,7 +53,7 @@ type modelsDoc struct {
 // configured value, else what the server reports (llama.cpp's /props, then
 // /v1/models), else 0 when the server does not say. A discovered answer,
 // including "unknown", is cached; a failure to reach the server is returned
-// and retried on the next call.
+// and retried on the next call. Discovery takes at most 30 seconds.
 func (p *Provider) ContextWindow(ctx context.Context) (int, error) {
 	if p.fixedWindow > 0 {
 		return p.fixedWindow, nil
@@ -53,8 +63,14 @@ func (p *Provider) ContextWindow(ctx context.Context) (int, error) {
 	if p.windowKnown {
 		return p.window, nil
 	}
-	n, err := p.discoverWindow(ctx)
+	dctx, cancel := context.WithTimeoutCause(ctx, discoveryTimeout, errDiscoveryTimeout)
+	defer cancel()
+	n, err := p.discoverWindow(dctx)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(dctx), errDiscoveryTimeout) {
+			err = fmt.Errorf("openai: the model server did not report its context window within %s; set [model] context_window to skip the question: %w",
+				discoveryTimeout, errDiscoveryTimeout)
+		}
 		return 0, err
 	}
 	p.window, p.windowKnown = n, true

@@ -3,7 +3,10 @@ package openai_test
 import (
 	"errors"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -95,5 +98,28 @@ func TestContextWindowUnreachable(t *testing.T) {
 		if !errors.As(err, &ce) {
 			t.Fatalf("error = %v, want a ConnectError", err)
 		}
+	}
+}
+
+// TestContextWindowDiscoveryIsBounded: a server that holds /props open is
+// given the discovery bound, not a model call's ten-minute header wait.
+func TestContextWindowDiscoveryIsBounded(t *testing.T) {
+	openai.SetDiscoveryTimeout(t, 200*time.Millisecond)
+	hold := modeltest.Handler("hold /props", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	srv := modeltest.NewServer(t, hold)
+	p := newProvider(t, srv.URL, nil)
+	start := time.Now()
+	n, err := p.ContextWindow(t.Context())
+	took := time.Since(start)
+	if n != 0 || err == nil || !strings.Contains(err.Error(), "did not report its context window within 200ms; set [model] context_window") {
+		t.Fatalf("ContextWindow = %d, %v; want the discovery timeout", n, err)
+	}
+	if took < 150*time.Millisecond || took > 3*time.Second {
+		t.Errorf("took %s, want about 200ms", took)
 	}
 }
