@@ -200,5 +200,3 @@ func damageRound(t *testing.T, r *rand.Rand, d storeDamage, token string) {
 		}
 	}
 }
-
-
