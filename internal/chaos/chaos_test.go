@@ -292,6 +292,13 @@ func (h *home) storedEvents(t *testing.T, id string) (int, string, error) {
 	return n, "", nil
 }
 
+// hasPrompt reports whether the stored session holds a user message.
+func (h *home) hasPrompt(t *testing.T, id string) bool {
+	p := h.start(t, "sessions", "show", "--json", "--state-dir", h.state, id)
+	p.wait(t, 60*time.Second)
+	return strings.Contains(p.stdout.String(), `"role":"user"`)
+}
+
 // sessionID reads the session id from stream-json output.
 func sessionID(out string) string {
 	for line := range strings.SplitSeq(out, "\n") {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,10 +60,7 @@ func killRound(t *testing.T, r *rand.Rand, mode, token string) {
 	completed := false
 	kills := 1 + r.IntN(3)
 	for k := range kills {
-		args := append(base, "--continue")
-		if id == "" {
-			args = append(base, "do the steps")
-		}
+		args := h.resumeArgs(t, base, id)
 		drain(hits)
 		p := h.start(t, args...)
 		how := r.IntN(3)
@@ -139,10 +137,7 @@ func killRound(t *testing.T, r *rand.Rand, mode, token string) {
 		return
 	}
 
-	args := append(base, "--continue")
-	if id == "" {
-		args = append(base, "do the steps")
-	}
+	args := h.resumeArgs(t, base, id)
 	if !completed {
 		p := h.start(t, args...)
 		if code := p.wait(t, 120*time.Second); code != 0 {
@@ -218,3 +213,17 @@ func drain(c chan struct{}) {
 }
 
 var _ = os.Getpid
+
+// resumeArgs continues the session, or starts it when rein was killed
+// before it stored the prompt (a session with no user message is not
+// waiting for the model: the prompt must be given again).
+func (h *home) resumeArgs(t *testing.T, base []string, id string) []string {
+	args := append(slices.Clip(base), "--continue")
+	switch {
+	case id == "":
+		return append(slices.Clip(base), "do the steps")
+	case !h.hasPrompt(t, id):
+		return append(args, "do the steps")
+	}
+	return args
+}
