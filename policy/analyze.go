@@ -152,6 +152,11 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		seen:      map[Finding]bool{},
 		execFuncs: map[string]bool{},
 		aliases:   map[string]word{},
+		assigned:  map[string]bool{},
+		funcBody:  map[string]*syntax.Stmt{},
+		dlVars:    map[string]bool{},
+		walking:   map[string]bool{},
+		calls:     map[string]map[string]bool{},
 	}
 	a.cwds = []string{cleanOr(opts.Dir, a.ws)}
 	a.code(cmd, frame{})
@@ -200,6 +205,30 @@ type analyzer struct {
 	// files whose paths later commands use (see Command.afterLink).
 	linkedBy string
 	seen     map[Finding]bool
+	// assigned are the names any part of the command may assign (an
+	// assignment, env NAME=, for NAME in, read NAME): git's configuration
+	// depends on some of them (gitpin.go).
+	assigned map[string]bool
+	// funcBody are the bodies of the functions defined so far, walked
+	// again where a call is fed a download; calls are the function call
+	// graph (caller -> callee -> called in a pipeline or the background),
+	// for fork bombs through several functions.
+	funcBody map[string]*syntax.Stmt
+	calls    map[string]map[string]bool
+	// dlVars are variables assigned from a download ($(curl …), read in
+	// a stage fed by one).
+	dlVars map[string]bool
+	// dlUnknown says the command extracted or unpacked a download: files
+	// rein cannot name came from the network.
+	dlUnknown bool
+	// levelRuns is why the level being checked runs code rein cannot
+	// see (set while guessing too, unlike runsCode); walking are the
+	// functions whose bodies are being walked again.
+	levelRuns string
+	walking   map[string]bool
+	// netFD says a redirect opened bash's /dev/tcp or /dev/udp: input
+	// duplicated from another descriptor may be the network.
+	netFD bool
 }
 
 type funcFrame struct {
@@ -363,7 +392,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, fr frame) {
 	fr = a.redirects(s.Redirs, fr)
 	before := a.downloads
 	a.command(s.Cmd, fr)
-	if a.downloads > before {
+	if a.downloads > before || fr.taint {
 		for _, r := range s.Redirs {
 			switch r.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
@@ -398,11 +427,20 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 			a.stmtList(c.Then, fr)
 		}
 	case *syntax.WhileClause:
+		if endless(c) && spawnsInBackground(c.Do) {
+			a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
+		}
 		a.stmtList(c.Cond, fr)
 		a.stmtList(c.Do, fr)
 	case *syntax.ForClause:
-		if _, ok := c.Loop.(*syntax.CStyleLoop); ok {
+		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok {
 			a.dynamic("a C-style for loop evaluates arithmetic at run time; write the iterations out")
+			if cl.Cond == nil && spawnsInBackground(c.Do) {
+				a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
+			}
+		}
+		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			a.setVar(wi.Name.Value, word{})
 		}
 		a.scanNested(c.Loop, fr)
 		a.stmtList(c.Do, fr)
@@ -484,7 +522,10 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl, fr frame) {
 	body.inPipe, body.bg = false, false
 	a.stmt(c.Body, body)
 	for _, f := range a.funcs[start:] {
-		if f.risky || f.calls >= 2 {
+		if len(a.funcBody) < 256 {
+			a.funcBody[f.name] = c.Body
+		}
+		if f.risky || f.calls >= 2 || a.recursesRisky(f.name) {
 			a.hard("fork-bomb", "a function that calls itself in a pipeline or in the background is a fork bomb")
 		}
 		if f.execsArgs {
@@ -533,6 +574,12 @@ func (a *analyzer) assign(as *syntax.Assign, fr frame) word {
 }
 
 func (a *analyzer) setVar(name string, w word) {
+	if len(a.assigned) < 256 {
+		a.assigned[name] = true
+	}
+	if w.download {
+		a.dlVars[name] = true
+	}
 	if a.guessing > 0 {
 		return
 	}

@@ -197,6 +197,14 @@ var hardCommands = []struct {
 	{"find . -type f | xargs rm -rf", "rm-root"},
 }
 
+// publishingCommands publish: they ask under full unless a user rule
+// allows them.
+var publishingCommands = []string{
+	"git push origin main", "git push --follow-tags origin v1.2.0", "git push --set-upstream origin feature",
+	"git push --no-force origin main", "npm publish", "cargo publish", "twine upload dist/*.whl",
+	"docker push ghcr.io/o/app:1", "poetry publish", "gem push x.gem",
+}
+
 // benignCommands mention dangerous names without doing anything
 // dangerous; under the full preset they must be allowed, not denied.
 var benignCommands = []string{
@@ -216,9 +224,6 @@ var benignCommands = []string{
 	"rm -rf node_modules ./build/ dist/*",
 	"rm -rf /tmp/rein-test-123",
 	"rm -rf ~/.cache/go-build",
-	"git push origin main",
-	"git push --follow-tags origin v1.2.0",
-	"git push --set-upstream origin feature",
 	"git fetch --force origin",
 	"git pull --rebase",
 	"git -C sub status",
@@ -273,6 +278,12 @@ func policyCases() []policyCase {
 	for _, cmd := range benignCommands {
 		add(PresetFull, runCall(cmd), Allow)
 	}
+	// Publishing asks under every preset (issue 19), never a hard denial;
+	// a rule of the user's allows it.
+	for _, cmd := range publishingCommands {
+		add(PresetFull, runCall(cmd), Ask, rule("analysis:runs-code"))
+		add(PresetFull, runCall(cmd), Allow, user(Config{Commands: []CommandRule{{Prefix: strings.Fields(cmd)[:2], Action: "allow"}}}))
+	}
 	readOnlyTools := []tool.Spec{specReadFile, specListDir, specGlob, specGrep, specGitStatus, specGitDiff}
 	for _, p := range allPresets {
 		for _, s := range readOnlyTools {
@@ -301,7 +312,7 @@ func policyCases() []policyCase {
 		"ls -la /etc":                           {Deny, Ask, Allow},
 		"ls -la > listing.txt":                  {Deny, Ask, Allow},
 		"tail -f log.txt":                       {Deny, Ask, Allow},
-		"git push origin main":                  {Deny, Ask, Allow},
+		"git push origin main":                  {Deny, Ask, Ask},
 		"rm -rf build":                          {Deny, Ask, Allow},
 		"rm -rf src/*.o":                        {Deny, Ask, Allow},
 		"rm -f -- -weird":                       {Deny, Ask, Allow},
@@ -330,7 +341,7 @@ func policyCases() []policyCase {
 		"LD_PRELOAD=./x.so ls":                     {Deny, Ask, Ask},
 		"git -c core.pager=less log":               {Deny, Ask, Ask},
 		"git -c core.sshCommand='nc x' fetch":      {Deny, Ask, Ask},
-		"git push --no-force origin main":          {Deny, Ask, Allow},
+		"git push --no-force origin main":          {Deny, Ask, Ask},
 		"command -v sudo":                          {Deny, Ask, Allow},
 		"cd \"$(mktemp -d)\" && rm -rf x":          {Deny, Ask, Ask},
 		"":                                         {Deny, Ask, Allow},

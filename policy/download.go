@@ -13,6 +13,16 @@ import (
 // downloadTargets records the files a downloader writes: curl -o F,
 // --output F, -O (the URL's base name); wget -O F, --output-document F.
 func (a *analyzer) downloadTargets(base string, ws []word) {
+	if defaultSavers[base] {
+		// wget URL saves the URL's base name (index.html for a
+		// directory) unless -O says otherwise; both are marked.
+		for _, u := range ws[1:] {
+			if name := urlBase(u.text); name != "" {
+				a.markDownloaded(name)
+			}
+		}
+		a.markDownloaded("index.html")
+	}
 	for i := 1; i < len(ws); i++ {
 		t := ws[i].text
 		var file string
@@ -31,10 +41,8 @@ func (a *analyzer) downloadTargets(base string, ws []word) {
 			file = strings.TrimPrefix(ws[i].path, "-o")
 		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
 			for _, u := range ws[1:] {
-				if strings.Contains(u.text, "://") {
-					if name := path.Base(strings.SplitN(strings.SplitN(u.text, "?", 2)[0], "#", 2)[0]); name != "" && name != "/" {
-						a.markDownloaded(name)
-					}
+				if name := urlBase(u.text); name != "" {
+					a.markDownloaded(name)
 				}
 			}
 		}
@@ -71,4 +79,20 @@ func (a *analyzer) downloadedFile(w word) bool {
 		}
 	}
 	return false
+}
+
+// defaultSavers save a download to a file named after the URL by default.
+var defaultSavers = map[string]bool{"wget": true, "wget2": true, "aria2c": true, "fetch": true, "lwp-download": true}
+
+// urlBase is the file name a URL is saved under, or "" for a word that
+// is not a URL.
+func urlBase(u string) string {
+	if !strings.Contains(u, "://") {
+		return ""
+	}
+	name := path.Base(strings.SplitN(strings.SplitN(u, "?", 2)[0], "#", 2)[0])
+	if name == "" || name == "/" || name == "." || strings.HasSuffix(name, ":") {
+		return ""
+	}
+	return name
 }

@@ -24,7 +24,10 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			return
 		}
 		if level > maxUnwrap {
-			a.concern("too-complex", "the command stacks more wrappers than rein analyzes")
+			// What the next wrapper runs is unknown, and may be any hard
+			// denial: refused rather than asked (an alias chain longer
+			// than this ends anywhere).
+			a.hard("too-complex", "the command stacks more wrappers or alias links than rein analyzes, so it may hide a hard denial; it is never allowed — run the inner command directly")
 			a.leaf(ws, via, unknownArgs, false)
 			return
 		}
@@ -32,11 +35,13 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			a.res.Invocations = append(a.res.Invocations, texts(ws))
 		}
 		name := ws[0]
+		a.levelRuns = ""
 		if name.dynamic() {
 			a.concern("dynamic-command", "the command name "+quoteArg(name.text)+" is only known at run time")
 			if len(a.funcs) > 0 && isPositional(name.text) {
 				a.funcs[len(a.funcs)-1].execsArgs = true
 			}
+			a.dynamicName(ws, fr)
 			a.guess(ws, fr, via)
 			if !name.literal || name.glob {
 				a.leaf(ws, via, unknownArgs, true)
@@ -48,6 +53,9 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		a.checkStatic(base, ws)
 		a.checkCodeRunner(base, ws, fr)
 		a.checkGlobArgs(ws)
+		a.fetchLevel(base, ws, fr)
+		a.fedDownload(base, ws, fr)
+		a.callFunction(name.text, fr)
 		a.track(base, ws, fr)
 		u := a.unwrap(base, ws, fr)
 		switch {
@@ -104,6 +112,14 @@ func (a *analyzer) guess(ws []word, fr frame, via []string) {
 			a.execArgs(ws[1:], fr, via, false)
 		}
 	}
+	if !name.glob && strings.TrimSpace(name.alt) == "" {
+		// Nothing is known of the value: it may be any program, so the
+		// arguments are checked as those of the executors whose hard
+		// denials they could complete ("$X" -c 'sudo id', "$G" push -f).
+		for _, exe := range guessExecutors {
+			a.execArgs(append([]word{litWord(exe)}, ws[1:]...), fr, via, false)
+		}
+	}
 	if name.glob {
 		pattern := strings.ToLower(path.Base(name.text))
 		for _, known := range guessNames {
@@ -114,6 +130,10 @@ func (a *analyzer) guess(ws []word, fr frame, via []string) {
 		}
 	}
 }
+
+// guessExecutors are what a command name with no known value is tried
+// as.
+var guessExecutors = []string{"sh", "env", "git"}
 
 // guessNames are the commands a glob in the command position is tested
 // against.
@@ -185,18 +205,8 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 	if a.guessing > 0 {
 		return
 	}
-	if downloaders[base] {
-		a.downloads++
-		a.downloadTargets(base, ws)
-	}
-	for _, f := range a.funcs {
-		if f.name == ws[0].text {
-			f.calls++
-			if fr.inPipe || fr.bg {
-				f.risky = true
-			}
-		}
-	}
+	a.noteCall(ws[0].text, fr)
+	a.noteAssigned(base, ws, fr)
 	if base != "cd" && base != "pushd" {
 		return
 	}

@@ -90,12 +90,19 @@ func gitCommandKey(key string) bool {
 	return false
 }
 
-// checkGit denies force pushes and makes configuration that runs
-// commands a concern.
-func (a *analyzer) checkGit(ws []word, fr frame) {
+// checkGit denies force pushes and git under configuration rein cannot
+// pin, and makes configuration that runs commands a concern. unknownArgs
+// says arguments are appended at run time (xargs git push).
+func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 	argv := texts(ws)
 	i := gitSub(argv)
+	if why := a.gitUnpinned(ws, i); why != "" {
+		a.hard("git-config", "git under "+why+" reads configuration rein cannot see, which may alias any command to a force push or run any program; it is never allowed — run git without it")
+	}
 	pushing := i < len(argv) && (argv[i] == "push" || argv[i] == "send-pack")
+	if pushing && unknownArgs {
+		a.hard("force-push", "git "+argv[i]+" with arguments appended at run time (xargs and the like) is a possible force push; it is never allowed — spell the arguments out")
+	}
 	for _, c := range gitConfigs(ws) {
 		if pushing && forcingConfig(c.key, c.value, c.env) {
 			a.hard("force-push", "git -c "+c.key+" makes the push force or mirror; it is never allowed")
@@ -235,7 +242,9 @@ func (a *analyzer) unwrapGit(ws []word) unwrapped {
 			w.text = code
 			return unwrapped{label: "git alias", code: &w}
 		}
-		inner := []word{ws[0]}
+		// The global options stay: the next link of an alias chain is
+		// looked up in the same -c options (alias.a=b, alias.b='push -f').
+		inner := slices.Clone(ws[:i])
 		for _, f := range strings.Fields(c.value.text) {
 			g := litWord(f)
 			g.literal = c.value.literal

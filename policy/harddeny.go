@@ -38,22 +38,6 @@ var downloaders = map[string]bool{
 	"lwp-download": true,
 }
 
-func isMkfs(base string) bool {
-	switch base {
-	case "mke2fs", "mkswap", "wipefs", "blkdiscard", "newfs", "mkdosfs", "mkntfs":
-		return true
-	}
-	return strings.HasPrefix(base, "mkfs")
-}
-
-// rawWriters write to the files named in their arguments.
-var rawWriters = map[string]bool{
-	"tee": true, "cp": true, "mv": true, "install": true, "shred": true, "fdisk": true,
-	"sfdisk": true, "cfdisk": true, "gdisk": true, "sgdisk": true, "parted": true,
-	"hdparm": true, "badblocks": true, "truncate": true, "ln": true, "pv": true,
-	"tar": true, "rsync": true, "ddrescue": true, "flashrom": true, "nvme": true,
-}
-
 // checkLevel runs the hard-deny checks on one level of a command.
 func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool) {
 	switch {
@@ -61,30 +45,22 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 		a.hard("privilege", "privilege escalation ("+base+") is never allowed")
 	case base == "systemd-run" && !slices.ContainsFunc(ws, func(w word) bool { return w.text == "--user" }):
 		a.hard("privilege", "systemd-run without --user runs commands as root; it is never allowed")
-	case isMkfs(base):
-		a.hard("mkfs", "creating or wiping a file system ("+base+") is never allowed")
+	}
+	if what := volumeTool(base, texts(ws[1:])); what != "" {
+		a.hard("mkfs", "creating or wiping a file system or volume ("+what+") is never allowed")
 	}
 	switch base {
 	case "rm":
 		a.checkRemove(ws, unknownArgs)
 	case "chmod", "chown", "chgrp":
 		a.checkRecursiveChange(base, ws)
-	case "dd", "dcfldd", "dc3dd", "sg_dd":
-		for _, w := range ws[1:] {
-			if v, ok := strings.CutPrefix(w.path, "of="); ok && w.pathOK && anyRawDevice(a.absPaths(v)) {
-				a.hard("raw-device", "writing to the raw device "+v+" is never allowed")
-			}
-		}
-	case "git":
-		a.checkGit(ws, fr)
+	case "git", "hub":
+		a.checkGit(ws, fr, unknownArgs)
 	}
-	if rawWriters[base] {
-		for _, w := range ws[1:] {
-			if w.pathOK && anyRawDevice(a.absPaths(w.path)) {
-				a.hard("raw-device", base+" writing to the raw device "+w.text+" is never allowed")
-			}
-		}
+	if strings.HasPrefix(base, "git-") {
+		a.checkGitProgram(base, ws, fr, unknownArgs)
 	}
+	a.checkDeviceWrites(base, ws)
 	a.checkInterpreter(base, ws, fr, unknownArgs)
 }
 
@@ -282,10 +258,19 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 			a.hard("rm-root", base+" -R of "+quoteArg(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
 			return
 		}
-		if !t.pathOK || t.glob {
+		if !t.pathOK {
 			continue
 		}
-		for _, abs := range a.reached(t.path) {
+		p := t.path
+		if t.glob && t.globAt >= 0 && t.globAt <= len(p) {
+			// A glob changes entries of the directory it is in: /* is
+			// every top-level directory.
+			p = p[:strings.LastIndexByte(p[:t.globAt], '/')+1]
+			if p == "" {
+				continue // ./-relative glob in the working directory: decided by the workspace check below
+			}
+		}
+		for _, abs := range a.reached(p) {
 			if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
 				a.hard("rm-root", base+" -R of "+quoteArg(t.text)+" ("+why+") is never allowed")
 				return
@@ -313,34 +298,4 @@ func isModeLike(t string) bool {
 		}
 	}
 	return true
-}
-
-// rawDevicePrefixes are /dev entries that are disks, partitions or memory.
-var rawDevicePrefixes = []string{
-	"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "mapper/", "dm-", "md",
-	"loop", "sr", "nbd", "zram", "rbd", "bcache", "mtd", "ubi", "block/", "sg", "fd0", "fd1",
-	"mem", "kmem", "port", "root", "cdrom", "dvd",
-}
-
-func anyRawDevice(paths []string) bool {
-	for _, p := range paths {
-		if isRawDevice(p) {
-			return true
-		}
-	}
-	return false
-}
-
-// isRawDevice reports whether p names a disk, partition or memory device.
-func isRawDevice(p string) bool {
-	name, ok := strings.CutPrefix(path.Clean(p), "/dev/")
-	if !ok {
-		return false
-	}
-	for _, pre := range rawDevicePrefixes {
-		if strings.HasPrefix(name, pre) {
-			return true
-		}
-	}
-	return false
 }

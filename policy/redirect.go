@@ -28,10 +28,21 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 			continue
 		}
 		w := a.singleWord(r.Word, fr)
+		if w.pathOK && devNet(w.path) {
+			a.netFD = true // exec 3<>/dev/tcp/h/p
+		}
+		if r.Op == syntax.DplIn && isFD(w.text) && w.text != "0" && a.netFD {
+			fr.taint = true // sh <&3 after exec 3</dev/tcp/…
+		}
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
 			if r.Op != syntax.DplIn || !isFD(w.text) {
-				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download, nil, true
+				net := w.pathOK && devNet(w.path)
+				if net {
+					a.downloads++ // bash reads the network: sh < /dev/tcp/h/p
+					a.netFD = true
+				}
+				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && fr.taint, nil, true
 			}
 		}
 		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
@@ -66,7 +77,7 @@ func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
 	if !write {
 		return
 	}
-	if w.pathOK && anyRawDevice(a.absPaths(w.path)) {
+	if w.pathOK && anyRawDevice(a.reached(w.path)) {
 		a.hard("raw-device", "writing to the raw device "+w.text+" is never allowed")
 		return
 	}

@@ -47,6 +47,10 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	if onlyVersion(args) {
 		return
 	}
+	if what := publishes(base, texts(ws)); what != "" {
+		a.runs(what + " publishes outside the workspace, which cannot be taken back; allow it with a rule of yours (say [\"" + strings.ReplaceAll(what, " ", "\", \"") + "\"]) to run it without asking")
+		return
+	}
 	if name := ws[0].path; ws[0].pathOK && strings.Contains(name, "/") && a.inWorkspace(name) {
 		// ./build.sh is `bash build.sh` by another name.
 		a.runs(quoteArg(ws[0].text) + " is a program in the workspace, which rein does not read; review it and allow it with a rule")
@@ -80,7 +84,7 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	case "awk", "gawk", "mawk", "nawk":
 		a.checkAwk(base, ws, fr)
 	case "sed", "gsed":
-		a.checkSed(base, ws)
+		a.checkSed(base, ws, fr)
 	case "npm", "pnpm", "yarn":
 		if len(args) == 0 || packageScripts(args) {
 			a.runs(base + " " + strings.Join(firstN(args, 1), " ") + " runs the package's scripts (lifecycle or run), which rein cannot see")
@@ -144,6 +148,9 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 // that command lifts it: the user read the Makefile. A preset or a
 // built-in rule does not.
 func (a *analyzer) runs(reason string) {
+	if a.levelRuns == "" {
+		a.levelRuns = reason
+	}
 	if a.guessing > 0 || a.runsCode != "" {
 		return
 	}
@@ -246,7 +253,7 @@ func awkProgram(ws []word) (word, bool) {
 
 // checkSed allows a sed script only when it uses no command that runs a
 // program (e, the e flag of s) or writes a file (w, W, the w flag).
-func (a *analyzer) checkSed(base string, ws []word) {
+func (a *analyzer) checkSed(base string, ws []word, fr frame) {
 	var scripts []word
 	explicit := false
 	i := 1
@@ -273,6 +280,9 @@ func (a *analyzer) checkSed(base string, ws []word) {
 			w.text = strings.TrimPrefix(t, "--expression=")
 			scripts = append(scripts, w)
 		case strings.HasPrefix(t, "--file") || short && strings.ContainsRune(t, 'f'):
+			if fr.taint {
+				a.hard("download-exec", base+" "+t+" fed a download runs a script rein cannot see, which may execute it; it is never allowed")
+			}
 			a.dynamic(base + " " + t + " runs a script file rein does not read")
 			return
 		case t == "--line-length" || short && strings.HasSuffix(t, "l"):
@@ -284,10 +294,16 @@ func (a *analyzer) checkSed(base string, ws []word) {
 	}
 	for _, s := range scripts {
 		if !s.literal {
+			if fr.taint {
+				a.hard("download-exec", base+" fed a download with a script only known at run time (it may use e) is never allowed")
+			}
 			a.dynamic(base + " runs a script only known at run time")
 			return
 		}
 		if cmd, ok := sedRunsOrWrites(s.text); ok {
+			if fr.taint && (cmd == "e" || cmd == "s///e" || cmd == "an address" || cmd == "a long script") {
+				a.hard("download-exec", base+" running commands from a download ("+cmd+") is never allowed")
+			}
 			a.dynamic(base + " script uses " + quoteArg(cmd) + ", which runs a command or writes a file")
 			return
 		}

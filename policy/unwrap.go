@@ -190,62 +190,101 @@ func genericInner(spec wrapperSpec, ws []word) []word {
 	return ws[i:]
 }
 
+// envLong are GNU env's long options; the ones taking a value when
+// written without "=" are in envLongValue. getopt_long takes any
+// unambiguous abbreviation (--split for --split-string).
+var (
+	envLong = []string{"--ignore-environment", "--null", "--unset", "--chdir", "--split-string",
+		"--argv0", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling",
+		"--debug", "--help", "--version"}
+	envLongValue = map[string]bool{"--unset": true, "--chdir": true, "--split-string": true, "--argv0": true}
+)
+
+// unwrapEnv returns the command env runs. Short options cluster (-iS,
+// -vS 'sudo id', -uNAME); -S splits its string into more of env's own
+// arguments, so the result is env again, with the split words in place:
+// assignments and options inside the string are env's too.
 func (a *analyzer) unwrapEnv(ws []word, fr frame) unwrapped {
 	u := unwrapped{label: "env"}
-	i := 1
-	for i < len(ws) {
+	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		t := w.text
+		var opt string
+		var val *word
 		switch {
 		case t == "--":
-			i++
-		case t == "-u" || t == "--unset":
-			i += 2
-		case t == "-C" || t == "--chdir":
-			if i+1 < len(ws) {
-				a.track("cd", []word{litWord("cd"), litWord("--"), ws[i+1]}, fr)
-			}
-			i += 2
-		case strings.HasPrefix(t, "--chdir=") || strings.HasPrefix(t, "-C") && !strings.HasPrefix(t, "--"):
-			dir := ws[i]
-			dir.text = strings.TrimPrefix(strings.TrimPrefix(t, "--chdir="), "-C")
-			dir.path = strings.TrimPrefix(strings.TrimPrefix(dir.path, "--chdir="), "-C")
-			a.track("cd", []word{litWord("cd"), litWord("--"), dir}, fr)
-			i++
-		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "--split-string=") ||
-			(strings.HasPrefix(t, "-S") && !strings.HasPrefix(t, "--")):
-			var s word
-			switch {
-			case t == "-S" || t == "--split-string":
-				if i+1 >= len(ws) {
-					return unwrapped{}
-				}
-				s, i = ws[i+1], i+2
-			default:
-				s = w
-				_, s.text, _ = strings.Cut(t, "=")
-				if strings.HasPrefix(t, "-S") {
-					s.text = t[2:]
-				}
-				i++
-			}
-			if !s.literal {
-				a.concern("dynamic-command", "env -S splits a string only known at run time")
-			}
-			u.inner = [][]word{append(a.splitWords(s.text, fr), ws[i:]...)}
+			u.inner = nonEmpty(ws[i+1:])
 			return u
-		case strings.HasPrefix(t, "-"):
-			i++ // -i, -0, -v, --ignore-environment, --default-signal, -uNAME, -Cdir
+		case strings.HasPrefix(t, "--"):
+			name, v, hasValue := strings.Cut(t, "=")
+			opt = resolveLong(name, envLong)
+			if hasValue {
+				vw := w
+				vw.text, vw.path = v, strings.TrimPrefix(w.path, name+"=")
+				val = &vw
+			} else if envLongValue[opt] && i+1 < len(ws) {
+				i++
+				val = &ws[i]
+			}
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			opt, val, i = a.envShort(ws, i)
 		case w.literal && isAssignment(t):
 			name, value, _ := strings.Cut(t, "=")
 			a.setVar(name, litWord(value))
-			i++
+			continue
 		default:
+			if !w.literal && isAssignment(t) {
+				name, _, _ := strings.Cut(t, "=")
+				a.setVar(name, word{})
+				continue
+			}
 			u.inner = nonEmpty(ws[i:])
+			return u
+		}
+		switch opt {
+		case "--chdir":
+			if val != nil {
+				a.track("cd", []word{litWord("cd"), litWord("--"), *val}, fr)
+			}
+		case "--split-string":
+			if val == nil {
+				return unwrapped{}
+			}
+			if !val.literal {
+				a.concern("dynamic-command", "env -S splits a string only known at run time")
+			}
+			inner := append([]word{ws[0]}, a.splitWords(val.text, fr)...)
+			u.inner = [][]word{append(inner, ws[i+1:]...)}
 			return u
 		}
 	}
 	return unwrapped{}
+}
+
+// envShort reads one cluster of env's short options starting at ws[i]:
+// it returns the long name of the last option that takes a value (-u,
+// -C, -S, -a), the value (the rest of the cluster or the next word) and
+// the index of the last word used.
+func (a *analyzer) envShort(ws []word, i int) (string, *word, int) {
+	t := ws[i].text
+	for j := 1; j < len(t); j++ {
+		long, ok := map[byte]string{'u': "--unset", 'C': "--chdir", 'S': "--split-string", 'a': "--argv0"}[t[j]]
+		if !ok {
+			continue // -i, -0, -v and signal options take no value
+		}
+		v := ws[i]
+		v.text = t[j+1:]
+		v.path = strings.TrimPrefix(v.path, t[:j+1])
+		if v.text == "" {
+			if i+1 >= len(ws) {
+				return long, nil, i
+			}
+			i++
+			v = ws[i]
+		}
+		return long, &v, i
+	}
+	return "", nil, i
 }
 
 func isAssignment(t string) bool {

@@ -103,7 +103,7 @@ func (a *analyzer) unwrapFind(ws []word) unwrapped {
 	if len(starts) == 0 {
 		starts = []word{litWord(".")}
 	}
-	filtered, deletes := false, false
+	filtered, deletes, widened := false, false, false
 	var execs [][]word
 	for i < len(ws) {
 		t := ws[i].text
@@ -122,18 +122,28 @@ func (a *analyzer) unwrapFind(ws []word) unwrapped {
 			i++
 		case "-maxdepth", "-mindepth":
 			i += 2
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
-			if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*") != "" {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+			"-lname", "-ilname", "-samefile", "-inum":
+			if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*.") != "" {
 				filtered = true
 			}
 			i += 2
-		case "-depth", "-d", "-xdev", "-mount", "-follow", "-print", "-print0", "-ls",
-			"-noleaf", "-ignore_readdir_race", "-daystart", "-true", "(", ")", "-o", "-or", "-a", "-and", ",":
-			i++
-		default:
+		case "-empty":
 			filtered = true
 			i++
+		case "-o", "-or", ",", "!", "-not":
+			// An alternative or a negation can match everything again:
+			// `-name x -o -type f`, `! -name x`.
+			widened = true
+			i++
+		default:
+			// -type, -size, -mtime, -user, -perm, … narrow nothing that
+			// matters: every file of the tree may match.
+			i++
 		}
+	}
+	if widened {
+		filtered = false
 	}
 	if deletes && !filtered {
 		a.checkRecursiveRemove("find -delete", starts)

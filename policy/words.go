@@ -170,13 +170,21 @@ func (a *analyzer) part(p syntax.WordPart, fr frame, first bool) []word {
 		a.dynamic(quoteArg(w.text) + " is only known at run time, which makes the command unknowable to rein; spell the value out")
 		return []word{w}
 	case *syntax.CmdSubst:
-		dl := a.stmtList(p.Stmts, fr.nested())
+		// In a stage fed by a download, the substitution may read it
+		// ($(cat)): its output counts as downloaded.
+		dl := a.stmtList(p.Stmts, fr.nested()) || fr.taint
 		src := fr.slice(p)
 		a.dynamic("the output of " + quoteArg(src) + " is only known at run time; run it on its own and spell the result out")
 		out, _ := staticOutput(p)
 		return []word{{text: src, alt: out, globAt: -1, download: dl}}
 	case *syntax.ProcSubst:
-		dl := a.stmtList(p.Stmts, fr.nested())
+		inner := fr.nested()
+		if p.Op == syntax.CmdOut {
+			// >(sh) reads what the command writes, which may be a
+			// download: it counts as fed one.
+			inner.taint, inner.pipeIn, inner.stdinCode, inner.stdinFile = true, true, nil, false
+		}
+		dl := a.stmtList(p.Stmts, inner) || fr.taint
 		a.dynamic("process substitution " + quoteArg(fr.slice(p)) + " connects commands through file descriptors rein cannot follow; use a temporary file")
 		return []word{{text: fr.slice(p), alt: "/dev/fd/63", globAt: -1, download: dl}}
 	case *syntax.ArithmExp:
@@ -240,10 +248,27 @@ func (a *analyzer) unquotedLit(raw string, first bool) word {
 func (a *analyzer) paramWord(p *syntax.ParamExp, fr frame) word {
 	dl := a.scanNested(p, fr)
 	w := word{text: fr.slice(p), globAt: -1, download: dl}
-	if p.Param == nil || !simpleParam(p) {
+	if p.Param == nil {
 		return w
 	}
 	name := p.Param.Value
+	if a.dlVars[name] {
+		w.download = true
+	}
+	if !simpleParam(p) {
+		// ${X:-sh}, ${X-sh}, ${X:=sh}, ${X:+sh}: the word is one value
+		// the expansion may take, the one to check for hard denials.
+		if p.Exp != nil && p.Exp.Op != syntax.ErrorUnset && p.Exp.Op != syntax.ErrorUnsetOrNull {
+			if v, ok := a.vars[name]; ok && v != "" && p.Exp.Op != syntax.AlternateUnset && p.Exp.Op != syntax.AlternateUnsetOrNull {
+				w.alt = v
+			} else if p.Exp.Word != nil {
+				if lit, ok := literalText(p.Exp.Word); ok {
+					w.alt = lit
+				}
+			}
+		}
+		return w
+	}
 	if name == "HOME" {
 		w.path, w.pathOK, w.alt = a.home, true, a.home
 		return w

@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// Device writes are decided on where a path leads, not how it is spelled:
+// /proc/<pid>/root and /proc/thread-self/root are the root again,
+// /dev/char/M:m and /dev/block/M:m are devices by number, a symlink in the
+// workspace (or anywhere, for what stat sees) may lead to a disk. Inside
+// /dev only a short list of entries is harmless to write; everything else
+// there counts as a device, because rein cannot tell a new disk name from
+// an old one.
+
+// harmlessDev are the /dev entries (relative to /dev) a command may write.
+var harmlessDev = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true,
+	"stdin": true, "stdout": true, "stderr": true, "tty": true, "ptmx": true, "fd": true,
+}
+
+// harmlessDevDirs are /dev directories whose entries are files, pipes or
+// terminals, not devices.
+var harmlessDevDirs = []string{"fd/", "shm/", "pts/", "mqueue/"}
+
+// deviceReaders only read the files they are given, so naming a device is
+// not writing it (their redirects are checked on their own). dd and its
+// relatives write only of=.
+var deviceReaders = map[string]bool{
+	"cat": true, "head": true, "tail": true, "less": true, "more": true, "od": true, "xxd": true,
+	"hexdump": true, "hd": true, "strings": true, "file": true, "stat": true, "ls": true,
+	"blkid": true, "lsblk": true, "md5sum": true, "sha1sum": true, "sha256sum": true,
+	"sha512sum": true, "b2sum": true, "cksum": true, "sum": true, "cmp": true, "diff": true,
+	"wc": true, "grep": true, "echo": true, "printf": true, "test": true, "[": true,
+	"readlink": true, "realpath": true, "basename": true, "dirname": true, "true": true,
+	"false": true, ":": true, "udevadm": true, "findmnt": true, "df": true, "du": true,
+	"dd": true, "dcfldd": true, "dc3dd": true, "sg_dd": true,
+}
+
+// unrootProc strips /proc/<pid>/root (and task and thread-self forms)
+// until none is left: /proc/self/root/proc/1/root/dev/sda is /dev/sda.
+func unrootProc(p string) string {
+	p = path.Clean(p)
+	for range 8 {
+		q := procAlias(p)
+		if q == p {
+			break
+		}
+		p = q
+	}
+	return p
+}
+
+// isRawDevice reports whether p names a disk, partition, memory or other
+// device that writing could destroy: any /dev entry but the harmless ones.
+func isRawDevice(p string) bool {
+	name, ok := strings.CutPrefix(unrootProc(p), "/dev/")
+	if !ok || name == "" || harmlessDev[name] {
+		return false
+	}
+	for _, d := range harmlessDevDirs {
+		if strings.HasPrefix(name, d) && name != d {
+			return false
+		}
+	}
+	return true
+}
+
+// statDevice reports whether p, followed through every symlink, is a
+// block device or a memory device (see memoryDevice).
+func statDevice(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode()&fs.ModeDevice == 0 {
+		return false
+	}
+	if fi.Mode()&fs.ModeCharDevice == 0 {
+		return true
+	}
+	return memoryDevice(fi)
+}
+
+func anyRawDevice(paths []string) bool {
+	for _, p := range paths {
+		if isRawDevice(p) || statDevice(unrootProc(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceTarget returns the device a word may name (itself, the value of
+// an option, of=FILE), wherever it resolves, or "".
+func (a *analyzer) deviceTarget(w word) string {
+	if !w.pathOK || w.text == "" {
+		return ""
+	}
+	for _, c := range pathCandidates(w.path) {
+		if anyRawDevice(a.reached(c)) {
+			return c
+		}
+	}
+	return ""
+}
+
+// checkDeviceWrites denies a command that names a device among its
+// arguments, unless it only reads them; dd writes only of= and seek=.
+func (a *analyzer) checkDeviceWrites(base string, ws []word) {
+	dd := base == "dd" || base == "dcfldd" || base == "dc3dd" || base == "sg_dd"
+	if deviceReaders[base] && !dd {
+		return
+	}
+	for _, w := range ws[1:] {
+		if dd && !strings.HasPrefix(w.text, "of=") {
+			continue
+		}
+		if dev := a.deviceTarget(w); dev != "" {
+			a.hard("raw-device", base+" writing to the device "+quoteArg(dev)+" is never allowed")
+			return
+		}
+	}
+}

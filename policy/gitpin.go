@@ -1,0 +1,95 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// git's effective configuration is pinned when rein can see every source
+// a command line can change: the repository's own config (protected), the
+// user's global config and the system config. These move it somewhere
+// rein cannot see, or feed it values rein does not know.
+
+// gitConfigEnv are the variables that move or extend git's configuration
+// or what git runs; the GIT_CONFIG_KEY_n/VALUE_n family is matched by
+// prefix.
+var gitConfigEnv = map[string]bool{
+	"GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_COUNT": true,
+	"GIT_CONFIG_PARAMETERS": true, "GIT_DIR": true, "GIT_COMMON_DIR": true, "GIT_EXEC_PATH": true,
+	"HOME": true, "XDG_CONFIG_HOME": true, "GIT_TEMPLATE_DIR": true, "GIT_NAMESPACE": false,
+}
+
+// gitConfigEnvName reports whether a variable changes git's configuration.
+func gitConfigEnvName(name string) bool {
+	return gitConfigEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+}
+
+// gitUnpinned says why a git invocation (subcommand at index sub) runs
+// under configuration rein cannot pin, or returns "": a variable of
+// gitConfigEnv assigned in the command line (HOME only when it is not the
+// user's home), --config-env (a value rein cannot see), -c include.path
+// or includeIf (a file rein does not read), --exec-path, and --git-dir
+// naming another repository than the workspace's.
+func (a *analyzer) gitUnpinned(ws []word, sub int) string {
+	for name := range a.assigned {
+		if !gitConfigEnvName(name) {
+			continue
+		}
+		if name == "HOME" && a.vars[name] == a.home {
+			continue
+		}
+		return name + " set by the command"
+	}
+	for i := 1; i < sub && i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case t == "--config-env" || strings.HasPrefix(t, "--config-env="):
+			return "--config-env"
+		case strings.HasPrefix(t, "--exec-path"):
+			return "--exec-path"
+		case t == "-c" && i+1 < sub:
+			key, _, _ := strings.Cut(strings.ToLower(ws[i+1].text), "=")
+			if key == "include.path" || strings.HasPrefix(key, "includeif.") || !ws[i+1].literal {
+				return "-c " + key
+			}
+			i++
+		case t == "--git-dir" || strings.HasPrefix(t, "--git-dir="):
+			dir := ws[i]
+			if v, ok := strings.CutPrefix(t, "--git-dir="); ok {
+				dir.path = v
+			} else if i+1 < len(ws) {
+				i++
+				dir = ws[i]
+			}
+			if !a.workspaceGitDir(dir) {
+				return "--git-dir " + quoteArg(dir.path)
+			}
+		}
+	}
+	return ""
+}
+
+// workspaceGitDir reports whether a --git-dir value is the workspace's
+// own .git, whose config is protected.
+func (a *analyzer) workspaceGitDir(w word) bool {
+	if !w.pathOK || w.glob || a.cwdUnknown && !path.IsAbs(w.path) {
+		return false
+	}
+	for _, p := range a.reached(w.path) {
+		if p != path.Join(a.ws, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+// checkGitProgram checks git's own programs run directly
+// (/usr/lib/git-core/git-push -f) as the git subcommand they are.
+func (a *analyzer) checkGitProgram(base string, ws []word, fr frame, unknownArgs bool) {
+	sub := strings.TrimPrefix(base, "git-")
+	if sub == "" {
+		return
+	}
+	argv := append([]word{litWord("git"), litWord(sub)}, ws[1:]...)
+	a.checkGit(argv, fr, unknownArgs)
+}
