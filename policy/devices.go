@@ -39,6 +39,10 @@ var deviceReaders = map[string]bool{
 	"dd": true, "dcfldd": true, "dc3dd": true, "sg_dd": true,
 }
 
+// passThrough are wrappers unwrapped outside the wrappers table: their
+// arguments are another command's.
+var passThrough = map[string]bool{"env": true, "command": true, "xargs": true, "busybox": true, "watch": true, "flock": true, "parallel": true}
+
 // unrootProc strips /proc/<pid>/root (and task and thread-self forms)
 // until none is left: /proc/self/root/proc/1/root/dev/sda is /dev/sda.
 func unrootProc(p string) string {
@@ -56,6 +60,9 @@ func unrootProc(p string) string {
 // isRawDevice reports whether p names a disk, partition, memory or other
 // device that writing could destroy: any /dev entry but the harmless ones.
 func isRawDevice(p string) bool {
+	if kernelTarget(unrootProc(p)) {
+		return true
+	}
 	name, ok := strings.CutPrefix(unrootProc(p), "/dev/")
 	if !ok || name == "" || harmlessDev[name] {
 		return false
@@ -66,6 +73,22 @@ func isRawDevice(p string) bool {
 		}
 	}
 	return true
+}
+
+// kernelTarget reports whether p is a kernel interface whose writes
+// crash, reconfigure or read and write the memory of the host or a
+// process: /proc/sysrq-trigger, /proc/sys, /proc/<pid>/mem, /proc/kcore,
+// /sys.
+func kernelTarget(p string) bool {
+	switch {
+	case p == "/proc/sysrq-trigger" || p == "/proc/kcore" || within(p, "/proc/sys") || within(p, "/sys"):
+		return true
+	case strings.HasPrefix(p, "/proc/"):
+		if rest, ok := procEntry(p, "mem"); ok && rest == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // statDevice reports whether p, followed through every symlink, is a
@@ -92,11 +115,17 @@ func anyRawDevice(paths []string) bool {
 
 // deviceTarget returns the device a word may name (itself, the value of
 // an option, of=FILE), wherever it resolves, or "".
+// A word only known at run time is checked through its static guess
+// (x=/dev/sda; … $x).
 func (a *analyzer) deviceTarget(w word) string {
-	if !w.pathOK || w.text == "" {
+	p := w.path
+	if !w.pathOK {
+		p = w.alt
+	}
+	if p == "" {
 		return ""
 	}
-	for _, c := range pathCandidates(w.path) {
+	for _, c := range pathCandidates(p) {
 		if anyRawDevice(a.reached(c)) {
 			return c
 		}
@@ -108,8 +137,11 @@ func (a *analyzer) deviceTarget(w word) string {
 // arguments, unless it only reads them; dd writes only of= and seek=.
 func (a *analyzer) checkDeviceWrites(base string, ws []word) {
 	dd := base == "dd" || base == "dcfldd" || base == "dc3dd" || base == "sg_dd"
-	if deviceReaders[base] && !dd {
+	if deviceReaders[base] && !dd || partitionTables[base] && onlyListing(texts(ws[1:])) {
 		return
+	}
+	if _, ok := wrappers[base]; ok || passThrough[base] {
+		return // the command it runs is checked at its own level
 	}
 	for _, w := range ws[1:] {
 		if dd && !strings.HasPrefix(w.text, "of=") {

@@ -42,7 +42,7 @@ func (a *analyzer) fetches(base string, ws []word) bool {
 	if base == "openssl" && slices.ContainsFunc(ws, func(w word) bool { return w.text == "s_client" }) {
 		return true
 	}
-	return slices.ContainsFunc(ws, func(w word) bool { return w.download })
+	return slices.ContainsFunc(ws, func(w word) bool { return w.download }) || slices.ContainsFunc(ws[1:], a.downloadedFile)
 }
 
 // fetchLevel counts a fetching level, so a pipeline taints its later
@@ -70,8 +70,8 @@ func (a *analyzer) fedDownload(base string, ws []word, fr frame) {
 		a.hard("download-exec", base+" runs code after the command extracted a download ("+a.levelRuns+"); it is never allowed")
 		return
 	}
-	if a.levelRuns != "" && slices.ContainsFunc(ws[1:], a.downloadedFile) {
-		a.hard("download-exec", base+" runs code and is given a file the same command downloaded; it is never allowed")
+	if a.levelRuns != "" && (len(a.dlFiles) > 0 || slices.ContainsFunc(ws[1:], a.downloadedFile)) {
+		a.hard("download-exec", base+" runs code rein cannot see after the same command downloaded a file it may run ("+a.levelRuns+"); it is never allowed — run it as a command of its own")
 		return
 	}
 	if !fr.taint {

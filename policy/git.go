@@ -113,7 +113,7 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 		if gitCommandKey(c.key) || c.env && strings.HasPrefix(c.key, "alias.") {
 			a.concern("git-config", "git -c "+c.key+" makes git run a command")
 			if !c.env {
-				a.hiddenCode(c.value.text, fr, "git -c "+c.key)
+				a.aliasValue(c.key, c.value, fr, "git -c "+c.key)
 			}
 		}
 	}
@@ -141,13 +141,20 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 		}
 		for k := i + 1; k < len(argv); k++ {
 			key := strings.ToLower(argv[k])
+			if key == "include.path" || strings.HasPrefix(key, "includeif.") {
+				a.hard("git-config", "git config "+key+" makes every later git command read a file rein cannot see, which may alias any command to a force push; it is never allowed")
+			}
 			if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
 				continue
 			}
 			a.concern("git-config", "git config "+key+" makes git run a command")
 			if k+1 < len(ws) {
-				a.hiddenCode(strings.TrimPrefix(ws[k+1].text, "!"), fr, "git config "+key)
+				a.aliasValue(key, ws[k+1], fr, "git config "+key)
 			}
+		}
+	case "remote":
+		if slices.ContainsFunc(argv[i+1:], func(t string) bool { return strings.HasPrefix(t, "--mirror") }) {
+			a.hard("force-push", "git remote --mirror makes every push to the remote a mirror (force) push; it is never allowed")
 		}
 	}
 }
@@ -184,6 +191,26 @@ func (a *analyzer) hiddenCode(code string, fr frame, label string) {
 	cf.via = append(slices.Clip(fr.via), label)
 	a.guessing++
 	a.code(code, cf)
+	a.guessing--
+}
+
+// aliasValue checks a configuration value that names a command, for
+// hard denials only: an alias that is not a `!` shell alias is more git
+// arguments (alias.p='push -f'), everything else shell code.
+func (a *analyzer) aliasValue(key string, value word, fr frame, label string) {
+	code, shell := strings.CutPrefix(value.text, "!")
+	if !strings.HasPrefix(key, "alias.") || shell {
+		a.hiddenCode(code, fr, label)
+		return
+	}
+	argv := []word{litWord("git")}
+	for _, f := range strings.Fields(value.text) {
+		g := litWord(f)
+		g.literal = value.literal
+		argv = append(argv, g)
+	}
+	a.guessing++
+	a.execArgs(argv, fr, fr.via, false)
 	a.guessing--
 }
 

@@ -35,7 +35,7 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 		if !gitConfigEnvName(name) {
 			continue
 		}
-		if name == "HOME" && a.vars[name] == a.home {
+		if name == "HOME" && (a.vars[name] == a.home || a.vars[name] == "~") {
 			continue
 		}
 		return name + " set by the command"

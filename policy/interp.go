@@ -188,6 +188,15 @@ func (a *analyzer) scanInline(base, code string) {
 			a.hard("mkfs", "creating or wiping a file system ("+name+") in code run by "+base+" is never allowed")
 		}
 	}
+	if lower := strings.ToLower(code); strings.Contains(lower, "fork") && (strings.Contains(lower, "while") || strings.Contains(lower, "for") && strings.Contains(lower, "for ") || strings.Contains(lower, "loop") || strings.Contains(lower, "until")) {
+		a.hard("fork-bomb", "code run by "+base+" forks in a loop; it is never allowed")
+	}
+	for _, tok := range strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>|&=+", r) }) {
+		if strings.HasPrefix(tok, "/") && isRawDevice(tok) {
+			a.hard("raw-device", "code run by "+base+" names the device "+tok+"; writing it is never allowed")
+			return
+		}
+	}
 }
 
 // checkInterpreter denies running downloaded code — piped into an

@@ -31,7 +31,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 		if w.pathOK && devNet(w.path) {
 			a.netFD = true // exec 3<>/dev/tcp/h/p
 		}
-		if r.Op == syntax.DplIn && isFD(w.text) && w.text != "0" && a.netFD {
+		if r.Op == syntax.DplIn && (isFD(w.text) && w.text != "0" && a.netFD || !w.literal && a.downloads > 0) {
 			fr.taint = true // sh <&3 after exec 3</dev/tcp/…
 		}
 		switch r.Op {
@@ -42,7 +42,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 					a.downloads++ // bash reads the network: sh < /dev/tcp/h/p
 					a.netFD = true
 				}
-				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && fr.taint, nil, true
+				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && (fr.taint || a.downloads > 0), nil, true
 			}
 		}
 		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
@@ -77,8 +77,8 @@ func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
 	if !write {
 		return
 	}
-	if w.pathOK && anyRawDevice(a.reached(w.path)) {
-		a.hard("raw-device", "writing to the raw device "+w.text+" is never allowed")
+	if dev := a.deviceTarget(w); dev != "" {
+		a.hard("raw-device", "writing to the device "+quoteArg(dev)+" is never allowed")
 		return
 	}
 	a.checkWriteTarget(w)

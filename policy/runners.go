@@ -202,6 +202,9 @@ func packageScripts(args []string) bool {
 func (a *analyzer) checkAwk(base string, ws []word, fr frame) {
 	prog, ok := awkProgram(ws)
 	if !ok {
+		if fr.taint {
+			a.hard("download-exec", base+" fed a download runs a program rein cannot see (-f or one only known at run time), which may execute it; it is never allowed")
+		}
 		a.dynamic(base + " runs a program rein cannot see (-f or a program only known at run time)")
 		return
 	}

@@ -91,9 +91,9 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 		return unwrapWatch(ws)
 	case "flock":
 		return unwrapFlock(ws)
-	case "busybox":
+	case "busybox", "toybox":
 		if len(ws) > 1 && !strings.HasPrefix(ws[1].text, "-") {
-			return unwrapped{label: "busybox", inner: [][]word{ws[1:]}}
+			return unwrapped{label: base, inner: [][]word{ws[1:]}}
 		}
 	case "script":
 		for i := 1; i < len(ws); i++ {
@@ -253,7 +253,11 @@ func (a *analyzer) unwrapEnv(ws []word, fr frame) unwrapped {
 			if !val.literal {
 				a.concern("dynamic-command", "env -S splits a string only known at run time")
 			}
-			inner := append([]word{ws[0]}, a.splitWords(val.text, fr)...)
+			// env -S's own escapes: \_ is a space, \t a tab, \c ends
+			// the string.
+			text, _, _ := strings.Cut(val.text, `\c`)
+			text = strings.NewReplacer(`\_`, " ", `\t`, "\t", `\n`, "\n", `\v`, "\v", `\f`, "\f", `\r`, "\r").Replace(text)
+			inner := append([]word{ws[0]}, a.splitWords(text, fr)...)
 			u.inner = [][]word{append(inner, ws[i+1:]...)}
 			return u
 		}

@@ -30,6 +30,7 @@ var volumeTools = map[string][]string{
 	"hdparm":     {"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--write-sector", "--make-bad-sector", "-z"},
 	"btrfs":      {"device", "replace", "rescue", "check"},
 	"drbdadm":    {"create-md", "wipe-md"},
+	"lvm":        {"pvcreate", "pvremove", "vgcreate", "vgremove", "vgreduce", "lvcreate", "lvremove", "lvconvert", "vgcfgrestore"},
 	"tune2fs":    {"-O", "-U", "-I", "-j", "-J"},
 	"badblocks":  {"-w", "-n"},
 	"debugfs":    {"-w"},
