@@ -267,7 +267,7 @@ func everydayCases() []classCase {
 		"git -C sub status", "HOME=/home/dev git status", "env GOFLAGS=-mod=mod go build ./...", "find . -name '*.pyc' -delete",
 		"find . -type d -empty -delete", "chmod -R 755 build", "ls -l /dev/sda", "dd if=/dev/zero of=blob bs=1k count=1", "echo x > /dev/null",
 		"head -c 10 /dev/urandom > r.bin", "echo x | tee /dev/stderr", "curl -s https://example.com | jq .name", "curl -o x.json https://example.com/x",
-		"wget -q https://example.com/a.tgz && tar xzf a.tgz", 
+		"wget -q https://example.com/a.tgz && tar xzf a.tgz",
 		"go test ./... 2>&1 | tee out.log", "git fetch --force origin", "git pull --rebase", "rm -rf build", "lsblk", "cp a.txt /tmp/a.txt",
 		"git diff | head", "tar czf out.tgz src"}
 	noHard := []string{"make", "make test", "npm test", "npm run build | cat", "python3 script.py | tee out.txt", "go run . | grep x",
