@@ -86,7 +86,9 @@ func forcePushCases() []classCase {
 				lines = append(lines, w+g+" "+f)
 			}
 		}
-		lines = append(lines, "git -C sub "+f, "git --git-dir=.git "+f, "/usr/lib/git-core/git-"+f)
+		sub, rest, _ := strings.Cut(f, " ")
+		lines = append(lines, "git -C sub "+f, "git --git-dir=.git "+f, "/usr/lib/git-core/git-"+f, `"$(git --exec-path)/git-`+sub+`" `+rest,
+			"$GIT_EXEC/git-"+f, "${D:-/usr/lib/git-core}/git-"+f)
 	}
 	// Configuration sources a command can set, each aliasing p.
 	configs := []string{

@@ -112,6 +112,11 @@ func (a *analyzer) guess(ws []word, fr frame, via []string) {
 			a.execArgs(ws[1:], fr, via, false)
 		}
 	}
+	if b := path.Base(name.text); !name.literal && b != name.text && !strings.ContainsAny(b, "$`*?[{") {
+		// "$(git --exec-path)/git-push": the program's name is known
+		// even where its directory is not.
+		a.execArgs(append([]word{litWord(b)}, ws[1:]...), fr, via, false)
+	}
 	if !name.glob && strings.TrimSpace(name.alt) == "" {
 		// Nothing is known of the value: it may be any program, so the
 		// arguments are checked as those of the executors whose hard
