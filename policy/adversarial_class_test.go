@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -353,4 +355,49 @@ func judgeClassCase(t *testing.T, c classCase, hardEngine *Engine, engines map[P
 		}
 	}
 	return ""
+}
+
+// TestAdversarialClassesOnDisk decides attacks whose meaning depends on
+// the workspace on disk: a symlink to a device or to /dev, and a `.git`
+// file or symlink sending git to a configuration the model wrote.
+func TestAdversarialClassesOnDisk(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"sub", "sub2", "evil", "wt"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"sub/.git":    "gitdir: " + filepath.Join(ws, "evil") + "\n",
+		"evil/config": "[alias]\n\tp = push --force\n",
+		"wt/.git":     "gitdir: /srv/repos/main/.git/worktrees/wt\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"dsk": "/dev/sda", "devdir": "/dev", "sub2/.git": "../evil", "mem": "/proc/self/root/dev/mem"} {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := NewEngine(EngineConfig{Workspace: ws, Home: t.TempDir(), Layers: []Layer{{Kind: LayerUser, Source: "test", Config: Config{Preset: string(PresetFull)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		cmd  string
+		hard bool
+	}{
+		{"dd if=/dev/zero of=dsk", true}, {"echo x > dsk", true}, {"tee devdir/sda < /dev/null", true}, {"shred devdir/nvme0n1", true},
+		{"echo x >> mem", true}, {"cat dsk", false}, {"echo x > devdir/null", false},
+		{"cd sub && git p", true}, {"git -C sub p", true}, {"cd sub2 && git status", true}, {"git -C sub2 push", true},
+		{"git -C /tmp/r p", true}, {"cd /var/tmp/r && git push", true}, {"git -C wt status", false}, {"git status", false}, {"cd wt && git log --oneline", false},
+	}
+	for _, c := range cases {
+		if d := e.Decide(t.Context(), runCall(c.cmd)); d.Hard != c.hard {
+			t.Errorf("%q: got %s hard=%v (%s); want hard=%v", c.cmd, d.Action, d.Hard, d.Reason, c.hard)
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -40,9 +42,13 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 		}
 		return name + " set by the command"
 	}
+	dirs := a.cwds
 	for i := 1; i < sub && i < len(ws); i++ {
 		t := ws[i].text
 		switch {
+		case t == "-C" && i+1 < sub && ws[i+1].pathOK:
+			dirs = a.reached(ws[i+1].path)
+			i++
 		case t == "--config-env" || strings.HasPrefix(t, "--config-env="):
 			return "--config-env"
 		case strings.HasPrefix(t, "--exec-path"):
@@ -66,7 +72,69 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 			}
 		}
 	}
+	return a.gitFileUnpinned(dirs)
+}
+
+// gitFileUnpinned looks, from each directory git may start in up to the
+// workspace root, for the repository git would use: a `.git` file or
+// symlink (gitdir: …) that leads into the workspace or a temporary
+// directory — where the model can write a config — is configuration rein
+// cannot pin. A worktree's or submodule's .git leading elsewhere, or into
+// the workspace's own .git, is fine.
+func (a *analyzer) gitFileUnpinned(dirs []string) string {
+	for _, d := range dirs {
+		if a.writableOutside(path.Clean(d)) && !within(path.Clean(d), a.ws) {
+			return "a repository in the temporary directory " + quoteArg(d) + ", which the command may have written,"
+		}
+		for cur, n := path.Clean(d), 0; within(cur, a.ws) && n < 64; cur, n = path.Dir(cur), n+1 {
+			p := path.Join(cur, ".git")
+			fi, err := os.Lstat(p)
+			if err == nil && !fi.IsDir() {
+				if target := gitdirTarget(p, fi); target == "" || a.modelWritable(target) {
+					return "the repository " + quoteArg(p) + " points to"
+				}
+			}
+			if err == nil || cur == a.ws {
+				break
+			}
+		}
+	}
 	return ""
+}
+
+// gitdirTarget is where a .git file or symlink leads, or "" when rein
+// cannot tell.
+func gitdirTarget(p string, fi os.FileInfo) string {
+	if fi.Mode()&os.ModeSymlink != 0 {
+		t, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(t)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !path.IsAbs(dir) {
+		dir = path.Join(path.Dir(p), dir)
+	}
+	return path.Clean(dir)
+}
+
+// modelWritable reports whether the model may have written p: inside the
+// workspace but not its own .git, or in a temporary directory.
+func (a *analyzer) modelWritable(p string) bool {
+	own := path.Join(a.ws, ".git")
+	if within(p, own) {
+		return false
+	}
+	return within(p, a.ws) || a.writableOutside(p)
 }
 
 // workspaceGitDir reports whether a --git-dir value is the workspace's
