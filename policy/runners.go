@@ -41,7 +41,8 @@ var codeRunners = map[string]string{
 // their recipes, package managers running lifecycle scripts, and options
 // of ordinary tools that run programs (sort --compress-program, tar
 // --to-command, git grep -O). Shells with visible code are unwrapped and
-// analyzed instead (see unwrap).
+// analyzed instead (see unwrap). Publishing asks like code rein cannot
+// see (publish.go).
 func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	args := texts(ws[1:])
 	if onlyVersion(args) {
@@ -57,89 +58,111 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 		return
 	}
 	if spec, ok := interpreterSpec(base); ok {
-		run, _ := a.interp(base, ws)
-		switch {
-		case spec.shell && len(run.code) > 0 && run.shellCode == nil:
-			a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
-		case spec.shell && run.fromStdin && fr.stdinFile:
-			a.runs(base + " runs a script from a file, which rein does not read; run its commands directly")
-		case spec.shell && run.shellCode != nil, spec.shell && run.fromStdin:
-			// Visible code (analyzed), nothing to run (stdin is
-			// /dev/null) or code piped from a command (a concern of
-			// checkInterpreter).
-		case !spec.shell:
-			a.runs(base + " runs code rein cannot analyze")
-		}
+		a.checkInterpreterCode(base, spec, ws, fr)
 		return
 	}
 	why, ok := codeRunners[base]
-	if !ok {
-		return
-	}
-	if why != "" {
+	switch {
+	case !ok:
+	case why != "":
 		a.runs(base + " " + why + ", which rein cannot see")
-		return
+	case runnerChecks[base] != nil:
+		runnerChecks[base](a, base, ws, fr)
 	}
-	switch base {
-	case "awk", "gawk", "mawk", "nawk":
-		a.checkAwk(base, ws, fr)
-	case "sed", "gsed":
-		a.checkSed(base, ws, fr)
-	case "npm", "pnpm", "yarn":
-		if len(args) == 0 || packageScripts(args) {
+}
+
+// checkInterpreterCode decides an interpreter: a shell's script or a
+// script read from a file runs code rein does not read; visible shell
+// code is analyzed elsewhere; any other language is code rein cannot
+// analyze.
+func (a *analyzer) checkInterpreterCode(base string, spec interpSpec, ws []word, fr frame) {
+	run, _ := a.interp(base, ws)
+	switch {
+	case spec.shell && len(run.code) > 0 && run.shellCode == nil:
+		a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
+	case spec.shell && run.fromStdin && fr.stdinFile:
+		a.runs(base + " runs a script from a file, which rein does not read; run its commands directly")
+	case spec.shell && run.shellCode != nil, spec.shell && run.fromStdin:
+		// Visible code (analyzed), nothing to run (stdin is /dev/null)
+		// or code piped from a command (a concern of checkInterpreter).
+	case !spec.shell:
+		a.runs(base + " runs code rein cannot analyze")
+	}
+}
+
+// runnerCheck takes a closer look at one program of codeRunners whose
+// reason is empty.
+type runnerCheck func(a *analyzer, base string, ws []word, fr frame)
+
+// runnerChecks are the closer looks, by program.
+var runnerChecks map[string]runnerCheck
+
+func init() {
+	awk := func(a *analyzer, base string, ws []word, fr frame) { a.checkAwk(base, ws, fr) }
+	sed := func(a *analyzer, base string, ws []word, fr frame) { a.checkSed(base, ws, fr) }
+	pkg := func(a *analyzer, base string, ws []word, _ frame) {
+		if args := texts(ws[1:]); len(args) == 0 || packageScripts(args) {
 			a.runs(base + " " + strings.Join(firstN(args, 1), " ") + " runs the package's scripts (lifecycle or run), which rein cannot see")
 		}
-	case "go":
-		switch sub := firstOperand(args); sub {
-		case "generate", "tool":
-			a.runs("go " + sub + " runs commands named in the source, which rein cannot see")
-		case "run":
-			a.runs("go run runs the program it builds, which rein cannot see")
-		}
-		for _, t := range args {
-			if longOption(t, "-toolexec", 4) || longOption(t, "--toolexec", 5) || strings.HasPrefix(t, "-exec") || strings.HasPrefix(t, "--exec") {
-				a.runs("go " + t + " runs a program of the command's choosing")
+	}
+	runnerChecks = map[string]runnerCheck{
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "sed": sed, "gsed": sed,
+		"npm": pkg, "pnpm": pkg, "yarn": pkg,
+		"go":    func(a *analyzer, _ string, ws []word, _ frame) { a.checkGo(texts(ws[1:])) },
+		"git":   func(a *analyzer, _ string, ws []word, _ frame) { a.checkGitRunners(ws) },
+		"tar":   optionRunner(func(t string) bool { return tarRunsProgram(t) }),
+		"sort":  optionRunner(func(t string) bool { return strings.HasPrefix(t, "--compress-prog") }),
+		"zip":   optionRunner(func(t string) bool { return t == "-TT" || strings.HasPrefix(t, "--unzip-command") }),
+		"rsync": optionRunner(rsyncRunsProgram),
+		"man":   func(a *analyzer, _ string, ws []word, fr frame) { a.checkMan(ws, fr) },
+		"xargs": func(a *analyzer, _ string, _ []word, _ frame) {
+			a.dynamic("xargs appends arguments read from its input, which rein cannot see; name the files instead (or use find -exec)")
+		},
+	}
+}
+
+// optionRunner is the check for a tool that runs a program only when
+// given an option that names one.
+func optionRunner(runsProgram func(arg string) bool) runnerCheck {
+	return func(a *analyzer, base string, ws []word, _ frame) {
+		for _, t := range texts(ws[1:]) {
+			if runsProgram(t) {
+				a.runs(base + " " + t + " runs a program")
 				return
 			}
 		}
-	case "git":
-		a.checkGitRunners(ws)
-	case "tar":
-		for _, t := range args {
-			if strings.HasPrefix(t, "--to-command") || strings.HasPrefix(t, "--use-compress-program") ||
-				strings.HasPrefix(t, "--checkpoint-action") || strings.HasPrefix(t, "--info-script") ||
-				strings.HasPrefix(t, "--new-volume-script") || strings.HasPrefix(t, "--rsh-command") ||
-				t == "-I" || t == "-F" || (strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "IF")) {
-				a.runs("tar " + t + " runs a program")
-				return
-			}
+	}
+}
+
+func tarRunsProgram(t string) bool {
+	for _, p := range []string{"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command"} {
+		if strings.HasPrefix(t, p) {
+			return true
 		}
-	case "sort":
-		for _, t := range args {
-			if strings.HasPrefix(t, "--compress-prog") {
-				a.runs("sort " + t + " runs a program")
-				return
-			}
+	}
+	return t == "-I" || t == "-F" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "IF")
+}
+
+func rsyncRunsProgram(t string) bool {
+	return t == "-e" || strings.HasPrefix(t, "--rsh") || strings.HasPrefix(t, "--rsync-path") ||
+		strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "e")
+}
+
+// checkGo: go generate and go tool run commands named in the source, go
+// run the program it builds, -toolexec and -exec a program of the
+// command's choosing.
+func (a *analyzer) checkGo(args []string) {
+	switch sub := firstOperand(args); sub {
+	case "generate", "tool":
+		a.runs("go " + sub + " runs commands named in the source, which rein cannot see")
+	case "run":
+		a.runs("go run runs the program it builds, which rein cannot see")
+	}
+	for _, t := range args {
+		if longOption(t, "-toolexec", 4) || longOption(t, "--toolexec", 5) || strings.HasPrefix(t, "-exec") || strings.HasPrefix(t, "--exec") {
+			a.runs("go " + t + " runs a program of the command's choosing")
+			return
 		}
-	case "zip":
-		for _, t := range args {
-			if t == "-TT" || strings.HasPrefix(t, "--unzip-command") {
-				a.runs("zip " + t + " runs a program")
-				return
-			}
-		}
-	case "rsync":
-		for _, t := range args {
-			if t == "-e" || strings.HasPrefix(t, "--rsh") || strings.HasPrefix(t, "--rsync-path") ||
-				(strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "e")) {
-				a.runs("rsync " + t + " runs a program")
-				return
-			}
-		}
-	case "man":
-		a.checkMan(ws, fr)
-	case "xargs":
-		a.dynamic("xargs appends arguments read from its input, which rein cannot see; name the files instead (or use find -exec)")
 	}
 }
 
@@ -317,127 +340,173 @@ func (a *analyzer) checkSed(base string, ws []word, fr frame) {
 // command that executes (e, s///e) or writes (w, W, s///w), and also any
 // script it cannot follow.
 func sedRunsOrWrites(script string) (string, bool) {
-	i := 0
-	n := len(script)
-	skipSpace := func() {
-		for i < n && (script[i] == ' ' || script[i] == '\t' || script[i] == ';' || script[i] == '\n') {
-			i++
-		}
-	}
-	// skipAddress skips a line number, $, /regex/ or \cREGEXc, and ranges.
-	skipAddress := func() bool {
-		for k := 0; k < 2; k++ {
-			switch {
-			case i < n && (script[i] >= '0' && script[i] <= '9'):
-				for i < n && (script[i] >= '0' && script[i] <= '9' || script[i] == '~') {
-					i++
-				}
-			case i < n && script[i] == '$':
-				i++
-			case i < n && (script[i] == '/' || script[i] == '\\'):
-				delim := byte('/')
-				if script[i] == '\\' {
-					if i+1 >= n {
-						return false
-					}
-					i++
-					delim = script[i]
-				}
-				i++
-				for i < n && script[i] != delim {
-					if script[i] == '\\' {
-						i++
-					}
-					i++
-				}
-				if i >= n {
-					return false
-				}
-				i++
-				for i < n && (script[i] == 'I' || script[i] == 'M') {
-					i++
-				}
-			}
-			if k == 0 && i < n && script[i] == ',' {
-				i++
-				continue
-			}
-			break
-		}
-		for i < n && (script[i] == '!' || script[i] == ' ') {
-			i++
-		}
-		return true
-	}
+	sc := sedScan{s: script}
 	for steps := 0; steps < 4096; steps++ {
-		skipSpace()
-		if i >= n {
+		sc.skip(" \t;\n")
+		if sc.done() {
 			return "", false
 		}
-		if !skipAddress() {
+		if !sc.address() {
 			return "an address", true
 		}
-		if i >= n {
+		if sc.done() {
 			return "", false
 		}
-		c := script[i]
-		i++
-		switch c {
-		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'q', 'Q':
-			for i < n && (script[i] >= '0' && script[i] <= '9') {
-				i++
-			}
-		case 'b', 't', 'T', ':', 'a', 'i', 'c', 'r', 'R':
-			// label or text to the end of the line; r/R read files.
-			for i < n && script[i] != '\n' && (c == 'a' || c == 'i' || c == 'c' || script[i] != ';') {
-				if script[i] == '\\' {
-					i++
-				}
-				i++
-			}
-		case 's', 'y':
-			if i >= n {
-				return "s", true
-			}
-			delim := script[i]
-			if delim == '\n' || delim == '\\' {
-				return string(c), true
-			}
-			i++
-			for part := 0; part < 2; part++ {
-				for i < n && script[i] != delim {
-					if script[i] == '\\' {
-						i++
-					}
-					i++
-				}
-				if i >= n {
-					return string(c), true
-				}
-				i++
-			}
-			if c == 'y' {
-				continue
-			}
-			for i < n && script[i] != ';' && script[i] != '\n' && script[i] != '}' {
-				switch script[i] {
-				case 'e', 'w', 'W':
-					return "s///" + string(script[i]), true
-				case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
-				default:
-					if script[i] < '0' || script[i] > '9' {
-						return "s///" + string(script[i]), true
-					}
-				}
-				i++
-			}
-		case 'e', 'w', 'W':
-			return string(c), true
-		default:
-			return string(c), true
+		if cmd, risky := sc.command(); risky {
+			return cmd, true
 		}
 	}
 	return "a long script", true
+}
+
+// sedScan is a position in a sed script.
+type sedScan struct {
+	s string
+	i int
+}
+
+func (sc *sedScan) done() bool { return sc.i >= len(sc.s) }
+
+// peek is the byte at the position, or 0 at the end.
+func (sc *sedScan) peek() byte {
+	if sc.done() {
+		return 0
+	}
+	return sc.s[sc.i]
+}
+
+// skip moves past any of the bytes in set.
+func (sc *sedScan) skip(set string) {
+	for !sc.done() && strings.IndexByte(set, sc.s[sc.i]) >= 0 {
+		sc.i++
+	}
+}
+
+// digits moves past decimal digits (and ~ when step is set: 1~2).
+func (sc *sedScan) digits(step bool) {
+	for c := sc.peek(); c >= '0' && c <= '9' || step && c == '~'; c = sc.peek() {
+		sc.i++
+	}
+}
+
+// delimited moves past text up to an unescaped delim and the delim
+// itself; it reports false when the script ends first.
+func (sc *sedScan) delimited(delim byte) bool {
+	for !sc.done() && sc.s[sc.i] != delim {
+		if sc.s[sc.i] == '\\' {
+			sc.i++
+		}
+		sc.i++
+	}
+	if sc.done() {
+		return false
+	}
+	sc.i++
+	return true
+}
+
+// address moves past an address or a range of two, and a negation; it
+// reports false for one it cannot follow.
+func (sc *sedScan) address() bool {
+	for k := 0; k < 2; k++ {
+		if !sc.oneAddress() {
+			return false
+		}
+		if k == 0 && sc.peek() == ',' {
+			sc.i++
+			continue
+		}
+		break
+	}
+	sc.skip("! ")
+	return true
+}
+
+// oneAddress moves past a line number, $, /regex/ or \cREGEXc.
+func (sc *sedScan) oneAddress() bool {
+	switch c := sc.peek(); {
+	case c >= '0' && c <= '9':
+		sc.digits(true)
+	case c == '$':
+		sc.i++
+	case c == '/' || c == '\\':
+		delim := byte('/')
+		if c == '\\' {
+			if sc.i+1 >= len(sc.s) {
+				return false
+			}
+			sc.i++
+			delim = sc.s[sc.i]
+		}
+		sc.i++
+		if !sc.delimited(delim) {
+			return false
+		}
+		sc.skip("IM")
+	}
+	return true
+}
+
+// command moves past one command and reports it when it executes or
+// writes, or cannot be followed.
+func (sc *sedScan) command() (string, bool) {
+	c := sc.s[sc.i]
+	sc.i++
+	switch {
+	case strings.IndexByte("{}=dDgGhHlnNpPxzFqQ", c) >= 0:
+		sc.digits(false)
+	case strings.IndexByte("btT:aicrR", c) >= 0:
+		sc.toEndOfLine(c == 'a' || c == 'i' || c == 'c')
+	case c == 's' || c == 'y':
+		return sc.substitute(c)
+	default: // e, w, W and anything unknown
+		return string(c), true
+	}
+	return "", false
+}
+
+// toEndOfLine moves past a label or text: to the end of the line, or for
+// labels and file names also to a ';'.
+func (sc *sedScan) toEndOfLine(text bool) {
+	for !sc.done() && sc.s[sc.i] != '\n' && (text || sc.s[sc.i] != ';') {
+		if sc.s[sc.i] == '\\' {
+			sc.i++
+		}
+		sc.i++
+	}
+}
+
+// substitute moves past s/re/repl/flags or y/src/dst/ and reports the e
+// and w flags, and any flag it does not know.
+func (sc *sedScan) substitute(c byte) (string, bool) {
+	if sc.done() {
+		return "s", true
+	}
+	delim := sc.s[sc.i]
+	if delim == '\n' || delim == '\\' {
+		return string(c), true
+	}
+	sc.i++
+	for part := 0; part < 2; part++ {
+		if !sc.delimited(delim) {
+			return string(c), true
+		}
+	}
+	if c == 'y' {
+		return "", false
+	}
+	for !sc.done() && strings.IndexByte(";\n}", sc.s[sc.i]) < 0 {
+		f := sc.s[sc.i]
+		switch {
+		case f == 'e' || f == 'w' || f == 'W':
+			return "s///" + string(f), true
+		case strings.IndexByte("gpiImM \t", f) >= 0, f >= '0' && f <= '9':
+		default:
+			return "s///" + string(f), true
+		}
+		sc.i++
+	}
+	return "", false
 }
 
 // checkMan: man runs its pager (-P, --pager, MANPAGER) and browser (-H)
