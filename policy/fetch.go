@@ -167,6 +167,22 @@ func execToken(base, code string) string {
 	return ""
 }
 
+// netTokens name network access in interpreter code and its options
+// (python's urllib, perl's -MLWP, node's fetch, ruby's open-uri).
+var netTokens = []string{"urlopen", "urllib", "requests", "http.client", "httpx", "aiohttp", "socket", "fetch(", "http.get", "https.get",
+	"lwp", "net::http", "open-uri", "io::socket", "net/http", "curl", "wget", "xmlhttprequest", "websocket", "urlretrieve", "http://", "https://"}
+
+// netToken returns the first network token in an interpreter's words.
+func netToken(argv []string) string {
+	text := strings.ToLower(strings.Join(argv, " "))
+	for _, t := range netTokens {
+		if strings.Contains(text, t) {
+			return t
+		}
+	}
+	return ""
+}
+
 // taintedWrites records the files a level fed a download writes (tee,
 // sponge, dd of=): running one later is download-exec.
 func (a *analyzer) taintedWrites(base string, ws []word) {

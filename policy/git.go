@@ -152,6 +152,8 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 				a.aliasValue(key, ws[k+1], fr, "git config "+key)
 			}
 		}
+	case "submodule", "rebase", "bisect":
+		a.gitHiddenCommands(argv[i], ws[i+1:], fr)
 	case "remote":
 		if slices.ContainsFunc(argv[i+1:], func(t string) bool { return strings.HasPrefix(t, "--mirror") }) {
 			a.hard("force-push", "git remote --mirror makes every push to the remote a mirror (force) push; it is never allowed")
@@ -192,6 +194,30 @@ func (a *analyzer) hiddenCode(code string, fr frame, label string) {
 	a.guessing++
 	a.code(code, cf)
 	a.guessing--
+}
+
+// gitHiddenCommands checks the commands git runs for a subcommand, for
+// hard denials: submodule foreach CODE, rebase -x/--exec CODE, bisect run
+// CMD….
+func (a *analyzer) gitHiddenCommands(sub string, rest []word, fr frame) {
+	for k, w := range rest {
+		switch {
+		case sub == "submodule" && w.text == "foreach":
+			if k+1 < len(rest) {
+				a.hiddenCode(joinWords(rest[k+1:]).text, fr, "git submodule foreach")
+			}
+			return
+		case sub == "rebase" && (w.text == "-x" || w.text == "--exec") && k+1 < len(rest):
+			a.hiddenCode(rest[k+1].text, fr, "git rebase --exec")
+		case sub == "rebase" && strings.HasPrefix(w.text, "--exec="):
+			a.hiddenCode(strings.TrimPrefix(w.text, "--exec="), fr, "git rebase --exec")
+		case sub == "bisect" && w.text == "run" && k+1 < len(rest):
+			a.guessing++
+			a.execArgs(rest[k+1:], fr, fr.via, false)
+			a.guessing--
+			return
+		}
+	}
 }
 
 // aliasValue checks a configuration value that names a command, for

@@ -56,6 +56,14 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 		a.checkRecursiveChange(base, ws)
 	case "git", "hub":
 		a.checkGit(ws, fr, unknownArgs)
+	case "gh":
+		if what := publishes(base, texts(ws)); what == "gh repo sync" && slices.ContainsFunc(ws, func(w word) bool { return w.text == "--force" }) {
+			a.hard("force-push", "gh repo sync --force resets the destination branch (a force push); it is never allowed")
+		}
+	case "mknod":
+		if slices.ContainsFunc(ws[1:], func(w word) bool { return w.text == "b" || w.text == "c" || w.text == "u" || !w.literal }) {
+			a.hard("raw-device", "mknod creating a device node, through which a disk or memory can be written, is never allowed")
+		}
 	}
 	if strings.HasPrefix(base, "git-") {
 		a.checkGitProgram(base, ws, fr, unknownArgs)

@@ -191,11 +191,15 @@ func (a *analyzer) scanInline(base, code string) {
 	if lower := strings.ToLower(code); strings.Contains(lower, "fork") && (strings.Contains(lower, "while") || strings.Contains(lower, "for") && strings.Contains(lower, "for ") || strings.Contains(lower, "loop") || strings.Contains(lower, "until")) {
 		a.hard("fork-bomb", "code run by "+base+" forks in a loop; it is never allowed")
 	}
-	for _, tok := range strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>|&=+", r) }) {
-		if strings.HasPrefix(tok, "/") && isRawDevice(tok) {
+	toks := strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>|&=", r) })
+	for _, tok := range toks {
+		if strings.HasPrefix(tok, "/") && isRawDevice(strings.TrimPrefix(tok, "+")) {
 			a.hard("raw-device", "code run by "+base+" names the device "+tok+"; writing it is never allowed")
 			return
 		}
+	}
+	if slices.Contains(toks, "git") && slices.Contains(toks, "push") && forcePush(toks) {
+		a.hard("force-push", "code run by "+base+" runs a git push with force; it is never allowed")
 	}
 }
 
@@ -223,6 +227,11 @@ func (a *analyzer) checkInterpreter(base string, ws []word, fr frame, unknownArg
 	}
 	for _, w := range run.inline {
 		a.scanInline(base, w.text)
+		if net := netToken(texts(ws)); net != "" {
+			if tok := execToken(base, w.text); tok != "" {
+				a.hard("download-exec", base+" code that fetches ("+quoteArg(net)+") and can run what it fetched ("+quoteArg(tok)+") is never allowed")
+			}
+		}
 	}
 	if !run.fromStdin {
 		return

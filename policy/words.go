@@ -391,6 +391,12 @@ func staticOutput(cs *syntax.CmdSubst) (string, bool) {
 		if len(args) == 2 && !strings.ContainsAny(args[1], `%\`) {
 			return strings.TrimRight(args[1], "\n"), true
 		}
+	case "which", "command", "type", "whence":
+		// $(which sh), $(command -v sudo): the program's path, whose
+		// base name is what runs.
+		if len(args) >= 2 && !strings.HasPrefix(args[len(args)-1], "-") {
+			return args[len(args)-1], true
+		}
 	}
 	return "", false
 }
