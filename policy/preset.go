@@ -22,7 +22,8 @@ const (
 	// and so does the network.
 	PresetEditor Preset = "editor"
 	// PresetFull also allows commands and network tools, still subject to
-	// command rules, concerns and hard denials.
+	// command rules, concerns and hard denials; code rein cannot see and
+	// publishing (git push, npm publish, …) still ask.
 	PresetFull Preset = "full"
 )
 
