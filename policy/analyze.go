@@ -195,6 +195,8 @@ type analyzer struct {
 	// nothing but findings is recorded then.
 	guessing int
 	budget   int
+	// guessBudget is the budget of guesses.
+	guessBudget int
 	// runsCode is the reason the command being unwrapped runs code rein
 	// cannot see, handed to the command that is finally recorded.
 	runsCode string
@@ -294,25 +296,40 @@ func (a *analyzer) concern(id, reason string) {
 
 // spend takes one unit of the work budget; it reports false when the
 // budget is exhausted.
+//
+// What the analysis does not reach may be any hard denial, so running
+// out of the main budget (or any other limit on what is walked) is a hard
+// denial itself; guesses (guess, hidden code) spend a budget of their
+// own, whose end only stops guessing.
 func (a *analyzer) spend() bool {
+	if a.guessing > 0 {
+		a.guessBudget++
+		return a.guessBudget <= maxBudget
+	}
 	a.budget++
 	if a.budget > maxBudget {
-		a.concern("too-complex", "the command is too complex for rein to analyze")
+		a.tooComplex("the command is too complex for rein to analyze")
 		return false
 	}
 	return true
+}
+
+// tooComplex records that part of the command is beyond rein's limits:
+// a hard denial, since an approval would cover whatever hides there.
+func (a *analyzer) tooComplex(reason string) {
+	a.hard("too-complex", reason+", so it may hide a hard denial; it is never allowed — split it into simpler commands")
 }
 
 // code parses and walks a piece of shell code: the whole command, or a
 // string run by bash -c, eval, a here-document fed to a shell.
 func (a *analyzer) code(src string, fr frame) {
 	if len(src) > MaxCommandBytes {
-		a.concern("too-complex", "the command is longer than rein analyzes")
+		a.tooComplex("the command is longer than rein analyzes")
 		a.scanText(src)
 		return
 	}
 	if fr.depth > maxCodeDepth {
-		a.concern("too-complex", "the command nests shell code deeper than rein analyzes")
+		a.tooComplex("the command nests shell code deeper than rein analyzes")
 		a.scanText(src)
 		return
 	}
@@ -328,7 +345,7 @@ func (a *analyzer) code(src string, fr frame) {
 		if serr != nil && err == nil {
 			err = serr
 		}
-		if s != nil && a.budget <= maxBudget {
+		if s != nil && a.budget <= maxBudget && a.guessBudget <= maxBudget {
 			a.stmt(s, fr)
 		}
 	}
@@ -384,7 +401,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, fr frame) {
 		return
 	}
 	if fr.nest > maxNesting {
-		a.concern("too-complex", "the command nests deeper than rein analyzes")
+		a.tooComplex("the command nests deeper than rein analyzes")
 		return
 	}
 	fr.nest++

@@ -27,7 +27,7 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			// What the next wrapper runs is unknown, and may be any hard
 			// denial: refused rather than asked (an alias chain longer
 			// than this ends anywhere).
-			a.hard("too-complex", "the command stacks more wrappers or alias links than rein analyzes, so it may hide a hard denial; it is never allowed — run the inner command directly")
+			a.tooComplex("the command stacks more wrappers or alias links than rein analyzes")
 			a.leaf(ws, via, unknownArgs, false)
 			return
 		}
