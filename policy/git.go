@@ -100,9 +100,27 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 		a.hard("git-config", "git under "+why+" reads configuration rein cannot see, which may alias any command to a force push or run any program; it is never allowed — run git without it")
 	}
 	pushing := i < len(argv) && (argv[i] == "push" || argv[i] == "send-pack")
-	if pushing && unknownArgs {
-		a.hard("force-push", "git "+argv[i]+" with arguments appended at run time (xargs and the like) is a possible force push; it is never allowed — spell the arguments out")
+	a.checkGitOptions(ws, fr, pushing)
+	if i >= len(argv) {
+		return
 	}
+	switch argv[i] {
+	case "push", "send-pack":
+		a.checkPush(ws, i, unknownArgs)
+	case "config":
+		a.checkGitConfigCmd(ws, i, fr)
+	case "submodule", "rebase", "bisect":
+		a.gitHiddenCommands(argv[i], ws[i+1:], fr)
+	case "remote":
+		if slices.ContainsFunc(argv[i+1:], func(t string) bool { return strings.HasPrefix(t, "--mirror") }) {
+			a.hard("force-push", "git remote --mirror makes every push to the remote a mirror (force) push; it is never allowed")
+		}
+	}
+}
+
+// checkGitOptions checks git's -c and --config-env options: settings
+// that make a push force or mirror, and commands they name.
+func (a *analyzer) checkGitOptions(ws []word, fr frame, pushing bool) {
 	for _, c := range gitConfigs(ws) {
 		if pushing && forcingConfig(c.key, c.value, c.env) {
 			a.hard("force-push", "git -c "+c.key+" makes the push force or mirror; it is never allowed")
@@ -117,46 +135,49 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 			}
 		}
 	}
-	if i >= len(argv) {
-		return
+}
+
+// checkPush denies a push (subcommand at index sub) with force, or with
+// arguments rein cannot see: every value a dynamic word could take
+// counts (`$x` may be -f), and so do arguments appended by xargs.
+func (a *analyzer) checkPush(ws []word, sub int, unknownArgs bool) {
+	argv := texts(ws)
+	if unknownArgs {
+		a.hard("force-push", "git "+argv[sub]+" with arguments appended at run time (xargs and the like) is a possible force push; it is never allowed — spell the arguments out")
 	}
-	switch argv[i] {
-	case "push", "send-pack":
-		if forcePush(argv[i+1:]) {
-			a.hard("force-push", "git "+argv[i]+" with force ("+strings.Join(argv, " ")+") is never allowed")
+	if forcePush(argv[sub+1:]) {
+		a.hard("force-push", "git "+argv[sub]+" with force ("+strings.Join(argv, " ")+") is never allowed")
+	}
+	for _, w := range ws[sub+1:] {
+		if !w.literal {
+			a.hard("force-push", "git "+argv[sub]+" with "+quoteArg(w.text)+", a value only known at run time, is a possible force push; it is never allowed — spell the arguments out")
+			return
 		}
-		// Every value a dynamic word could take counts: `$x` may be -f.
-		for _, w := range ws[i+1:] {
-			if !w.literal {
-				a.hard("force-push", "git "+argv[i]+" with "+quoteArg(w.text)+", a value only known at run time, is a possible force push; it is never allowed — spell the arguments out")
-				break
-			}
+	}
+}
+
+// checkGitConfigCmd checks git config (subcommand at index sub): settings
+// that make pushes force or mirror or include files rein cannot see are
+// denied; commands they name are a concern, checked for hard denials.
+func (a *analyzer) checkGitConfigCmd(ws []word, sub int, fr frame) {
+	argv := texts(ws)
+	for k := sub + 1; k+1 < len(ws); k++ {
+		if forcingConfig(strings.ToLower(argv[k]), ws[k+1], false) {
+			a.hard("force-push", "git config "+argv[k]+" sets up force or mirror pushes; it is never allowed")
+			break
 		}
-	case "config":
-		for k := i + 1; k+1 < len(ws); k++ {
-			if forcingConfig(strings.ToLower(argv[k]), ws[k+1], false) {
-				a.hard("force-push", "git config "+argv[k]+" sets up force or mirror pushes; it is never allowed")
-				break
-			}
+	}
+	for k := sub + 1; k < len(argv); k++ {
+		key := strings.ToLower(argv[k])
+		if key == "include.path" || strings.HasPrefix(key, "includeif.") {
+			a.hard("git-config", "git config "+key+" makes every later git command read a file rein cannot see, which may alias any command to a force push; it is never allowed")
 		}
-		for k := i + 1; k < len(argv); k++ {
-			key := strings.ToLower(argv[k])
-			if key == "include.path" || strings.HasPrefix(key, "includeif.") {
-				a.hard("git-config", "git config "+key+" makes every later git command read a file rein cannot see, which may alias any command to a force push; it is never allowed")
-			}
-			if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
-				continue
-			}
-			a.concern("git-config", "git config "+key+" makes git run a command")
-			if k+1 < len(ws) {
-				a.aliasValue(key, ws[k+1], fr, "git config "+key)
-			}
+		if strings.HasPrefix(key, "-") || !gitCommandKey(key) {
+			continue
 		}
-	case "submodule", "rebase", "bisect":
-		a.gitHiddenCommands(argv[i], ws[i+1:], fr)
-	case "remote":
-		if slices.ContainsFunc(argv[i+1:], func(t string) bool { return strings.HasPrefix(t, "--mirror") }) {
-			a.hard("force-push", "git remote --mirror makes every push to the remote a mirror (force) push; it is never allowed")
+		a.concern("git-config", "git config "+key+" makes git run a command")
+		if k+1 < len(ws) {
+			a.aliasValue(key, ws[k+1], fr, "git config "+key)
 		}
 	}
 }
