@@ -160,6 +160,15 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 	}
 	a.cwds = []string{cleanOr(opts.Dir, a.ws)}
 	a.code(cmd, frame{})
+	if len(a.dlFiles) > 0 || len(a.dlVars) > 0 || a.dlUnknown || a.netFD {
+		// What a download writes may run before it in source order
+		// (sh x.sh & curl -o x.sh …, a FIFO, a loop): the command is
+		// walked again, for hard denials only, knowing every download.
+		a.guessing++
+		a.guessBudget = 0
+		a.code(cmd, frame{})
+		a.guessing--
+	}
 	return a.res
 }
 
@@ -188,9 +197,14 @@ type analyzer struct {
 	funcs     []*funcFrame
 	execFuncs map[string]bool
 	aliases   map[string]word
-	// downloads counts downloader commands seen, so a pipeline can tell
-	// whether an earlier stage downloads.
+	// downloads counts commands seen whose output may come from the
+	// network (downloaders, programs rein cannot see, names only known
+	// at run time), so a pipeline can tell whether an earlier stage may
+	// download; fetched counts those that certainly do (a fetcher, a
+	// word or file holding a download): only after one does a program
+	// rein cannot see count as running what was downloaded.
 	downloads int
+	fetched   int
 	// guessing is set while checking a guessed argv for hard denials;
 	// nothing but findings is recorded then.
 	guessing int
@@ -487,7 +501,11 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 	case *syntax.TimeClause:
 		a.stmt(c.Stmt, fr)
 	case *syntax.CoprocClause:
-		a.stmt(c.Stmt, fr)
+		// A coprocess reads what later commands write to it, which may
+		// be a download (coproc sh; curl … >&"${COPROC[1]}").
+		cf := fr
+		cf.taint, cf.pipeIn, cf.stdinCode, cf.stdinFile = true, true, nil, false
+		a.stmt(c.Stmt, cf)
 	case *syntax.TestDecl:
 		a.stmt(c.Body, fr)
 	default:

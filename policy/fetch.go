@@ -51,6 +51,9 @@ func (a *analyzer) fetchLevel(base string, ws []word, fr frame) {
 	if a.fetches(base, ws) {
 		a.downloads++
 	}
+	if downloaders[base] || fetchers[base] || slices.ContainsFunc(ws, func(w word) bool { return w.download }) || slices.ContainsFunc(ws[1:], a.downloadedFile) {
+		a.fetched++
+	}
 	if downloaders[base] || fetchers[base] {
 		a.downloadTargets(base, ws)
 	}
@@ -70,7 +73,7 @@ func (a *analyzer) fedDownload(base string, ws []word, fr frame) {
 		a.hard("download-exec", base+" runs code after the command extracted a download ("+a.levelRuns+"); it is never allowed")
 		return
 	}
-	if a.levelRuns != "" && (len(a.dlFiles) > 0 || slices.ContainsFunc(ws[1:], a.downloadedFile)) {
+	if a.levelRuns != "" && a.fetched > 0 && len(a.dlFiles) > 0 {
 		a.hard("download-exec", base+" runs code rein cannot see after the same command downloaded a file it may run ("+a.levelRuns+"); it is never allowed — run it as a command of its own")
 		return
 	}
@@ -79,6 +82,12 @@ func (a *analyzer) fedDownload(base string, ws []word, fr frame) {
 	}
 	if spec, ok := interpreterSpec(base); ok && !spec.shell {
 		a.inlineFedDownload(base, ws)
+		return
+	}
+	if base == "script" && !slices.ContainsFunc(ws[1:], func(w word) bool {
+		return strings.HasPrefix(w.text, "--command") || strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text, "c")
+	}) {
+		a.hard("download-exec", "script runs a shell that reads a download; it is never allowed")
 		return
 	}
 	if why, ok := stdinRunners[base]; ok && why != "" && !(base == "parallel" && slices.ContainsFunc(ws[1:], func(w word) bool { return strings.HasPrefix(w.text, ":::") })) {

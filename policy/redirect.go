@@ -40,6 +40,7 @@ func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 				net := w.pathOK && devNet(w.path)
 				if net {
 					a.downloads++ // bash reads the network: sh < /dev/tcp/h/p
+					a.fetched++
 					a.netFD = true
 				}
 				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && (fr.taint || a.downloads > 0), nil, true
