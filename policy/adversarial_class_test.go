@@ -369,7 +369,7 @@ func judgeClassCase(t *testing.T, c classCase, hardEngine *Engine, engines map[P
 // file or symlink sending git to a configuration the model wrote.
 func TestAdversarialClassesOnDisk(t *testing.T) {
 	ws := t.TempDir()
-	for _, d := range []string{"sub", "sub2", "evil", "wt"} {
+	for _, d := range []string{"sub", "sub2", "evil", "wt", "mirror/.git", "pushplus/.git", "aliased/.git", "chain/.git", "incl/.git", "plain/.git", "broken/.git"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -378,6 +378,14 @@ func TestAdversarialClassesOnDisk(t *testing.T) {
 		"sub/.git":    "gitdir: " + filepath.Join(ws, "evil") + "\n",
 		"evil/config": "[alias]\n\tp = push --force\n",
 		"wt/.git":     "gitdir: /srv/repos/main/.git/worktrees/wt\n",
+		// Repository configurations that make a plain push a force push.
+		"mirror/.git/config":   "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = ../r.git\n\tMirror = true\n",
+		"pushplus/.git/config": "[remote \"origin\"]\n\turl = ../r.git\n\tpush = \"+refs/heads/*:refs/heads/*\" ; a comment\n",
+		"aliased/.git/config":  "[alias]\n\tp = push --force\n",
+		"chain/.git/config":    "[alias]\n\tp = q\n\tq = r\n\tr = push -f origin main\n",
+		"incl/.git/config":     "[include]\n\tpath = ../../evil/config\n",
+		"plain/.git/config":    "[remote \"origin\"]\n\turl = ../r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[alias]\n\tst = status\n",
+		"broken/.git/config":   "[remote \"origin\"\n\turl = \"unterminated\n",
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
@@ -400,6 +408,9 @@ func TestAdversarialClassesOnDisk(t *testing.T) {
 		{"dd if=/dev/zero of=dsk", true}, {"echo x > dsk", true}, {"tee devdir/sda < /dev/null", true}, {"shred devdir/nvme0n1", true},
 		{"echo x >> mem", true}, {"cat dsk", false}, {"echo x > devdir/null", false},
 		{"cd sub && git p", true}, {"git -C sub p", true}, {"cd sub2 && git status", true}, {"git -C sub2 push", true},
+		{"git -C mirror push", true}, {"cd mirror && git push origin main", true}, {"git -C pushplus push", true},
+		{"git -C aliased p", true}, {"cd chain && git p", true}, {"git -C incl push", true}, {"git -C broken push", true},
+		{"git -C plain push origin main", false}, {"git -C plain st", false}, {"git -C plain fetch", false},
 		{"git -C /tmp/r p", true}, {"cd /var/tmp/r && git push", true}, {"git -C wt status", false}, {"git status", false}, {"cd wt && git log --oneline", false},
 	}
 	for _, c := range cases {

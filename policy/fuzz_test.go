@@ -177,3 +177,28 @@ func FuzzPathResolution(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGitConfig checks the repository configuration parser on any input:
+// bounded, no panic, and a remote's mirror = true is always found.
+func FuzzGitConfig(f *testing.F) {
+	for _, s := range []string{"[remote \"o\"]\n\tmirror = true\n", "[alias]\np = push -f ; c\n", "[a.b]\nk\n", "[x \"q\\\"r\"]\nv = \"a#b\" # c\n", "k = \"x\\\ny\"", "[unterminated\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		entries, _ := parseGitConfig(text)
+		if len(entries) > 4097 {
+			t.Fatalf("%d entries", len(entries))
+		}
+		e, ok := parseGitConfig(text + "\n[remote \"z\"]\n\tmirror = true\n")
+		if !ok {
+			return // text rein cannot follow is refused for pushes
+		}
+		found := false
+		for _, x := range e {
+			found = found || x.key == "remote.z.mirror" && x.value == "true"
+		}
+		if !found && len(e) <= 4096 && !strings.Contains(text, "\\") {
+			t.Fatalf("mirror = true after %q not found: %v", text, e)
+		}
+	})
+}

@@ -104,6 +104,7 @@ func (a *analyzer) checkGit(ws []word, fr frame, unknownArgs bool) {
 	if i >= len(argv) {
 		return
 	}
+	a.checkRepoConfig(argv[i], a.gitStartDirs(ws, i), pushing, fr)
 	switch argv[i] {
 	case "push", "send-pack":
 		a.checkPush(ws, i, unknownArgs)

@@ -42,12 +42,11 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 		}
 		return name + " set by the command"
 	}
-	dirs := a.cwds
+	dirs := a.gitStartDirs(ws, sub)
 	for i := 1; i < sub && i < len(ws); i++ {
 		t := ws[i].text
 		switch {
-		case t == "-C" && i+1 < sub && ws[i+1].pathOK:
-			dirs = a.reached(ws[i+1].path)
+		case t == "-C" && i+1 < sub:
 			i++
 		case t == "--config-env" || strings.HasPrefix(t, "--config-env="):
 			return "--config-env"
@@ -135,6 +134,35 @@ func (a *analyzer) modelWritable(p string) bool {
 		return false
 	}
 	return within(p, a.ws) || a.writableOutside(p)
+}
+
+// gitStartDirs are the directories a git invocation may start in: where
+// the command runs, or its last -C.
+func (a *analyzer) gitStartDirs(ws []word, sub int) []string {
+	dirs := a.cwds
+	for i := 1; i+1 < sub && i+1 < len(ws); i++ {
+		if ws[i].text == "-C" && ws[i+1].pathOK {
+			var next []string
+			for _, d := range dirs {
+				for _, p := range a.reachedFrom(d, ws[i+1].path) {
+					next = append(next, p)
+				}
+			}
+			dirs = next
+			i++
+		}
+	}
+	return dirs
+}
+
+// reachedFrom is reached for a path relative to one directory.
+func (a *analyzer) reachedFrom(dir, p string) []string {
+	abs := absUnder(dir, p)
+	out := []string{path.Clean(abs)}
+	if r := resolveIn(a.ws, abs); r != out[0] {
+		out = append(out, r)
+	}
+	return out
 }
 
 // workspaceGitDir reports whether a --git-dir value is the workspace's

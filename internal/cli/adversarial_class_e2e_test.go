@@ -144,7 +144,25 @@ func TestAdversarialClassesEndToEnd(t *testing.T) {
 		for _, c := range forcePushClassE2E {
 			calls = append(calls, runCmd(c))
 		}
+		// The repository's own config: an edit of .git/config asks (and
+		// is approved under auto); the plain push after it must not
+		// become a mirror push.
+		cfgPath := filepath.Join(h.workspace, ".git", "config")
+		cfgBefore, err := os.ReadFile(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls,
+			hostileCall{tool: "edit_file", args: `{"path":".git/config","old_string":"[remote \"origin\"]","new_string":"[remote \"origin\"]\n\tmirror = true"}`},
+			runCmd("git push"))
 		h.classRun(t, approve, calls)
+		cfgAfter, _ := os.ReadFile(cfgPath)
+		if approve == "auto" && !strings.Contains(string(cfgAfter), "mirror = true") {
+			t.Fatalf("control: the approved edit of .git/config did not happen, so the mirror push proves nothing")
+		}
+		if err := os.WriteFile(cfgPath, cfgBefore, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if got := h.remoteRef("refs/heads/main"); got != head {
 			t.Fatalf("--approve %s: the remote's main moved from %s to %s: a force push got through", approve, head, got)
 		}
