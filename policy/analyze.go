@@ -156,6 +156,7 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		funcBody:  map[string]*syntax.Stmt{},
 		dlVars:    map[string]bool{},
 		walking:   map[string]bool{},
+		resolved:  map[string]string{},
 		calls:     map[string]map[string]bool{},
 	}
 	a.cwds = []string{cleanOr(opts.Dir, a.ws)}
@@ -242,6 +243,8 @@ type analyzer struct {
 	// functions whose bodies are being walked again.
 	levelRuns string
 	walking   map[string]bool
+	// resolved caches resolve.
+	resolved map[string]string
 	// netFD says a redirect opened bash's /dev/tcp or /dev/udp: input
 	// duplicated from another descriptor may be the network.
 	netFD bool

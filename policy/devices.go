@@ -104,9 +104,14 @@ func statDevice(p string) bool {
 	return memoryDevice(fi)
 }
 
-func anyRawDevice(paths []string) bool {
+// anyRawDevice reports whether any of paths is a device. Inside the
+// workspace no device node can appear (mknod is denied; symlinks are
+// resolved by name), so only other paths are stat'ed: a link in /tmp to a
+// disk.
+func (a *analyzer) anyRawDevice(paths []string) bool {
 	for _, p := range paths {
-		if isRawDevice(p) || statDevice(unrootProc(p)) {
+		p = unrootProc(p)
+		if isRawDevice(p) || path.IsAbs(p) && !within(p, a.ws) && statDevice(p) {
 			return true
 		}
 	}
@@ -126,7 +131,7 @@ func (a *analyzer) deviceTarget(w word) string {
 		return ""
 	}
 	for _, c := range pathCandidates(p) {
-		if anyRawDevice(a.reached(c)) {
+		if a.anyRawDevice(a.absPaths(c)) || a.anyRawDevice(a.reached(c)) {
 			return c
 		}
 	}

@@ -335,17 +335,31 @@ func (a *analyzer) reached(p string) []string {
 		out = append(out, abs)
 	}
 	if path.IsAbs(p) {
-		if r := resolveIn(a.ws, p); r != path.Clean(p) {
+		if r := a.resolve(p); r != path.Clean(p) {
 			out = append(out, r)
 		}
 		return out
 	}
 	for _, d := range a.cwds {
-		if r := resolveIn(a.ws, absUnder(d, p)); !slices.Contains(out, r) {
+		if r := a.resolve(absUnder(d, p)); !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// resolve is resolveIn for the workspace, remembered for the rest of the
+// analysis: one command line checks the same paths many times (path
+// rules, devices, git repositories).
+func (a *analyzer) resolve(p string) string {
+	if r, ok := a.resolved[p]; ok {
+		return r
+	}
+	r := resolveIn(a.ws, p)
+	if len(a.resolved) < 1024 {
+		a.resolved[p] = r
+	}
+	return r
 }
 
 // checkWriteTarget makes a redirect that writes outside the workspace a
