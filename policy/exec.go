@@ -62,6 +62,11 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		case u.code != nil:
 			if !u.code.literal {
 				a.concern("dynamic-code", "the shell code run by "+u.label+" is only known at run time")
+				if strings.TrimSpace(u.code.alt) != "" && u.code.alt != u.code.text {
+					// The code's static guess (x='sudo id'; eval "$x",
+					// "${C:-sudo id}", "$(printf …)") is checked too.
+					a.hiddenCode(u.code.alt, fr, u.label)
+				}
 			}
 			cf := fr
 			cf.depth++
@@ -207,11 +212,11 @@ func normalize(ws []word) []string {
 // track follows state that later commands depend on: the directories
 // cd moves to, downloads for pipelines, calls of functions being defined.
 func (a *analyzer) track(base string, ws []word, fr frame) {
+	a.noteAssigned(base, ws, fr) // names only make git's config unpinned: recorded while guessing too
 	if a.guessing > 0 {
 		return
 	}
 	a.noteCall(ws[0].text, fr)
-	a.noteAssigned(base, ws, fr)
 	if base != "cd" && base != "pushd" {
 		return
 	}

@@ -289,10 +289,10 @@ func unwrapTrap(ws []word) unwrapped {
 }
 
 // defineAliases records alias NAME=VALUE, so a later NAME runs VALUE.
+//
+// Aliases defined in guessed code are recorded too: a later use expands
+// to what the guess defined, which bash would run as well.
 func (a *analyzer) defineAliases(ws []word) {
-	if a.guessing > 0 {
-		return
-	}
 	for _, w := range ws[1:] {
 		name, value, ok := strings.Cut(w.text, "=")
 		if !ok || name == "" {
