@@ -151,6 +151,7 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		vars:      map[string]string{},
 		seen:      map[Finding]bool{},
 		execFuncs: map[string]bool{},
+		evalFuncs: map[string]bool{},
 		aliases:   map[string]word{},
 		assigned:  map[string]bool{},
 		funcBody:  map[string]*syntax.Stmt{},
@@ -197,6 +198,7 @@ type analyzer struct {
 	// and aliases the aliases defined so far.
 	funcs     []*funcFrame
 	execFuncs map[string]bool
+	evalFuncs map[string]bool
 	aliases   map[string]word
 	// downloads counts commands seen whose output may come from the
 	// network (downloaders, programs rein cannot see, names only known
@@ -257,6 +259,9 @@ type funcFrame struct {
 	// execsArgs says the body runs its positional parameters as a
 	// command.
 	execsArgs bool
+	// evalsArgs says the body runs its positional parameters as shell
+	// code (f() { eval "$1"; }, f() { bash -c "$*"; }).
+	evalsArgs bool
 }
 
 // frame is the context a piece of syntax is analyzed in.

@@ -62,6 +62,9 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		case u.code != nil:
 			if !u.code.literal {
 				a.concern("dynamic-code", "the shell code run by "+u.label+" is only known at run time")
+				if len(a.funcs) > 0 && isPositional(strings.TrimLeft(u.code.text, `"'`)) {
+					a.funcs[len(a.funcs)-1].evalsArgs = true
+				}
 				if strings.TrimSpace(u.code.alt) != "" && u.code.alt != u.code.text {
 					// The code's static guess (x='sudo id'; eval "$x",
 					// "${C:-sudo id}", "$(printf …)") is checked too.

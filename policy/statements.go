@@ -56,6 +56,9 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl, fr frame) {
 		if f.risky || f.calls >= 2 || a.recursesRisky(f.name) {
 			a.hard("fork-bomb", "a function that calls itself in a pipeline or in the background is a fork bomb")
 		}
+		if f.evalsArgs {
+			a.evalFuncs[f.name] = true
+		}
 		if f.execsArgs {
 			a.execFuncs[f.name] = true
 		}

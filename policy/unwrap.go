@@ -72,6 +72,10 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 		code := joinWords(append([]word{v}, ws[1:]...))
 		return unwrapped{label: "alias " + name, code: &code, alias: name}
 	}
+	if a.evalFuncs[name] && len(ws) > 1 {
+		code := joinWords(ws[1:])
+		return unwrapped{label: "function " + name, code: &code}
+	}
 	if a.execFuncs[name] && len(ws) > 1 {
 		return unwrapped{label: "function " + name, inner: [][]word{ws[1:]}, keepSelf: true}
 	}
