@@ -377,7 +377,7 @@ func judgeClassCase(t *testing.T, c classCase, hardEngine *Engine, engines map[P
 // file or symlink sending git to a configuration the model wrote.
 func TestAdversarialClassesOnDisk(t *testing.T) {
 	ws := t.TempDir()
-	for _, d := range []string{"sub", "sub2", "evil", "wt", "mirror/.git", "pushplus/.git", "aliased/.git", "chain/.git", "incl/.git", "plain/.git", "broken/.git"} {
+	for _, d := range []string{"sub", "sub2", "evil", "wt", "mirror/.git", "pushplus/.git", "aliased/.git", "chain/.git", "incl/.git", "plain/.git", "broken/.git", "inclsys/.git", "inclgit/.git"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -394,6 +394,11 @@ func TestAdversarialClassesOnDisk(t *testing.T) {
 		"incl/.git/config":     "[include]\n\tpath = ../../evil/config\n",
 		"plain/.git/config":    "[remote \"origin\"]\n\turl = ../r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[alias]\n\tst = status\n",
 		"broken/.git/config":   "[remote \"origin\"\n\turl = \"unterminated\n",
+		// Includes outside what the model can write are read (and a
+		// missing one is empty); one inside the repository's .git too.
+		"inclsys/.git/config": "[include]\n\tpath = /etc/rein-test-missing.gitconfig\n",
+		"inclgit/.git/config": "[include]\n\tpath = extra\n",
+		"inclgit/.git/extra":  "[remote \"origin\"]\n\tmirror = true\n",
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
@@ -418,7 +423,7 @@ func TestAdversarialClassesOnDisk(t *testing.T) {
 		{"cd sub && git p", true}, {"git -C sub p", true}, {"cd sub2 && git status", true}, {"git -C sub2 push", true},
 		{"git -C mirror push", true}, {"cd mirror && git push origin main", true}, {"git -C pushplus push", true},
 		{"git -C aliased p", true}, {"cd chain && git p", true}, {"git -C incl push", true}, {"git -C broken push", true},
-		{"git -C plain push origin main", false}, {"git -C plain st", false}, {"git -C plain fetch", false},
+		{"git -C plain push origin main", false}, {"git -C inclsys push origin main", false}, {"git -C inclgit push", true}, {"git -C plain st", false}, {"git -C plain fetch", false},
 		{"git -C /tmp/r p", true}, {"cd /var/tmp/r && git push", true}, {"git -C wt status", false}, {"git status", false}, {"cd wt && git log --oneline", false},
 	}
 	for _, c := range cases {

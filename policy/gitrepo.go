@@ -149,17 +149,45 @@ func (a *analyzer) repoConfig(dirs []string) (entries []gitEntry, ok bool) {
 	ok = true
 	for _, gd := range a.repoGitDirs(dirs) {
 		for _, name := range []string{"config", "config.worktree"} {
-			b, err := os.ReadFile(path.Join(gd, name))
-			if err != nil {
-				continue
-			}
-			if len(b) > maxGitConfigBytes {
-				return entries, false
-			}
-			e, eok := parseGitConfig(string(b))
+			e, eok := a.readGitConfig(path.Join(gd, name), 0)
 			entries = append(entries, e...)
 			ok = ok && eok
 		}
+	}
+	return entries, ok
+}
+
+// readGitConfig reads one configuration file and the files it includes
+// (include.path, includeIf.*.path, whatever the condition): an include
+// the model may have written (in the workspace or a temporary directory)
+// or one nested too deep is configuration rein cannot pin (ok false). A
+// missing file is empty, as for git.
+func (a *analyzer) readGitConfig(file string, depth int) (entries []gitEntry, ok bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, true
+	}
+	if len(b) > maxGitConfigBytes || depth > 4 {
+		return nil, false
+	}
+	entries, ok = parseGitConfig(string(b))
+	for _, e := range slices.Clone(entries) {
+		if e.key != "include.path" && !(strings.HasPrefix(e.key, "includeif.") && strings.HasSuffix(e.key, ".path")) {
+			continue
+		}
+		inc := e.value
+		switch {
+		case strings.HasPrefix(inc, "~/"):
+			inc = path.Join(a.home, inc[2:])
+		case !path.IsAbs(inc):
+			inc = path.Join(path.Dir(file), inc)
+		}
+		if a.modelWritable(path.Clean(inc)) {
+			return entries, false
+		}
+		more, mok := a.readGitConfig(path.Clean(inc), depth+1)
+		entries = append(entries, more...)
+		ok = ok && mok
 	}
 	return entries, ok
 }
@@ -171,14 +199,11 @@ func (a *analyzer) repoConfig(dirs []string) (entries []gitEntry, ok bool) {
 func (a *analyzer) checkRepoConfig(sub string, dirs []string, pushing bool, fr frame) {
 	entries, ok := a.repoConfig(dirs)
 	if pushing && !ok {
-		a.hard("force-push", "git push under a repository configuration rein cannot follow is a possible force push; it is never allowed")
+		a.hard("force-push", "git push under a repository configuration rein cannot follow (unparsable, or including a file the command may have written) is a possible force push; it is never allowed")
 		return
 	}
 	for _, e := range entries {
 		switch {
-		case pushing && (e.key == "include.path" || strings.HasPrefix(e.key, "includeif.") && strings.HasSuffix(e.key, ".path")):
-			a.hard("force-push", "git push under a repository configuration that includes "+quoteArg(e.value)+", which rein does not read, is a possible force push; it is never allowed")
-			return
 		case pushing && forcingConfig(e.key, litWord(e.value), false):
 			a.hard("force-push", "the repository's configuration ("+e.key+" = "+e.value+") makes git push a force or mirror push; it is never allowed")
 			return
