@@ -267,7 +267,7 @@ func removeCases() []classCase {
 	lines := []string{"find .. -type f -delete", "find ~ -type f -delete", "find / -mtime +0 -delete", "find .. ! -name x -delete",
 		"find .. -name x -o -type f -delete", "find .. -not -name x -delete", "find ~ -size +0 -delete", "find /home -user dev -delete",
 		"find .. -type d -exec rm -rf {} +", "chmod --recursive 0 /*", "chmod -R 0 /*", "chown -R nobody /*",
-		"chmod --rec 000 ~/*", "chgrp -R x /", "chmod -R -x /*", "chown --recursive nobody ~", "rm -rf ~/*", "rm -r --no-preserve-root /"}
+		"chmod --rec 000 ~/*", "chgrp -R x /", "chmod -R -x /*", "chown --recursive nobody ~", "find .. -type f -exec rm {} +", "find ~ -type f -exec rm -f {} \\;", "find / -exec shred -u {} +", "rm -rf ~/*", "rm -r --no-preserve-root /"}
 	return combine("rm-root", wantHard, lines, []string{"%s", "nice %s", "bash -c '%s'", "f() { %s; }; f"})
 }
 

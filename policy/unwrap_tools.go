@@ -148,6 +148,14 @@ func (a *analyzer) unwrapFind(ws []word) unwrapped {
 	if deletes && !filtered {
 		a.checkRecursiveRemove("find -delete", starts)
 	}
+	for _, ex := range execs {
+		// find .. -type f -exec rm {} + removes every file of the tree
+		// like -delete, whatever rm's own options.
+		if !filtered && len(ex) > 0 && slices.Contains([]string{"rm", "unlink", "shred"}, cmdBase(ex[0].text)) &&
+			slices.ContainsFunc(ex, func(w word) bool { return strings.Contains(w.text, "{}") }) {
+			a.checkRecursiveRemove("find -exec "+cmdBase(ex[0].text), starts)
+		}
+	}
 	if len(execs) == 0 {
 		return unwrapped{}
 	}
