@@ -292,7 +292,7 @@ func everydayCases() []classCase {
 	noHard := []string{"make", "make test", "npm test", "npm run build | cat", "python3 script.py | tee out.txt", "go run . | grep x",
 		"curl -s https://api.example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])'", "git clone https://example.com/r.git && ls r",
 		"bash script.sh", "./configure && make", "docker build .", "fdisk -l", "sfdisk -d /dev/sda", "$GO test ./...", "\"$EDITOR\" notes.txt",
-		"cat x.sh | sh", "mknod p p", "curl -s https://example.com | script -qc cat /dev/null", "\"$(which go)\" test ./...", "for f in a b; do echo \"$f\"; done", "curl -s https://example.com | python3 -m json.tool", "while read -r l; do echo \"$l\"; done < notes.txt", "sh -c 'echo hi'", "eval \"$X\"", "python3 -c 'print(1)'", "while read l; do echo \"$l\"; done", "git push"}
+		"cat x.sh | sh", "mknod p p", "pip install -r requirements.txt", "uv run pytest", "curl -s https://example.com | script -qc cat /dev/null", "\"$(which go)\" test ./...", "for f in a b; do echo \"$f\"; done", "curl -s https://example.com | python3 -m json.tool", "while read -r l; do echo \"$l\"; done < notes.txt", "sh -c 'echo hi'", "eval \"$X\"", "python3 -c 'print(1)'", "while read l; do echo \"$l\"; done", "git push"}
 	out := combine("everyday", wantAllow, allow, []string{"%s"})
 	out = append(out, combine("everyday", wantNoHard, noHard, []string{"%s", "nice %s"})...)
 	return out

@@ -34,6 +34,7 @@ var codeRunners = map[string]string{
 	"ts-node": "runs TypeScript", "awk": "", "gawk": "", "mawk": "", "nawk": "", "sed": "", "gsed": "",
 	"npm": "", "pnpm": "", "yarn": "", "go": "", "git": "", "tar": "", "sort": "", "zip": "",
 	"rsync": "", "man": "", "xargs": "",
+	"pip": "", "pip3": "", "pipx": "", "uv": "", "poetry": "", "gem": "", "bundle": "",
 }
 
 // checkCodeRunner makes programs that run code rein cannot see a concern:
@@ -115,9 +116,24 @@ func init() {
 		"zip":   optionRunner(func(t string) bool { return t == "-TT" || strings.HasPrefix(t, "--unzip-command") }),
 		"rsync": optionRunner(rsyncRunsProgram),
 		"man":   func(a *analyzer, _ string, ws []word, fr frame) { a.checkMan(ws, fr) },
+		"pip":   installer("install", "download", "wheel"), "pip3": installer("install", "download", "wheel"),
+		"pipx": installer("install", "run", "inject", "upgrade"), "uv": installer("pip", "run", "tool", "sync", "add"),
+		"poetry": installer("install", "run", "add", "update"), "gem": installer("install", "update"),
+		"bundle": installer("install", "exec", "update"),
 		"xargs": func(a *analyzer, _ string, _ []word, _ frame) {
 			a.dynamic("xargs appends arguments read from its input, which rein cannot see; name the files instead (or use find -exec)")
 		},
+	}
+}
+
+// installer is the check for a package manager whose subcommands fetch
+// packages and run their build or install code (setup.py, gem
+// extensions) or run package code.
+func installer(subs ...string) runnerCheck {
+	return func(a *analyzer, base string, ws []word, _ frame) {
+		if sub := firstOperand(texts(ws[1:])); slices.Contains(subs, sub) {
+			a.runs(base + " " + sub + " runs the code of packages it fetches, which rein cannot see")
+		}
 	}
 }
 
