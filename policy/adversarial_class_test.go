@@ -267,7 +267,7 @@ func removeCases() []classCase {
 	lines := []string{"find .. -type f -delete", "find ~ -type f -delete", "find / -mtime +0 -delete", "find .. ! -name x -delete",
 		"find .. -name x -o -type f -delete", "find .. -not -name x -delete", "find ~ -size +0 -delete", "find /home -user dev -delete",
 		"find .. -type d -exec rm -rf {} +", "chmod --recursive 0 /*", "chmod -R 0 /*", "chown -R nobody /*",
-		"chmod --rec 000 ~/*", "chgrp -R x /", "chmod -R -x /*", "chown --recursive nobody ~", "find .. -type f -exec rm {} +", "find ~ -type f -exec rm -f {} \\;", "find / -exec shred -u {} +", "rm -rf ~/*", "rm -r --no-preserve-root /"}
+		"chmod --rec 000 ~/*", "chgrp -R x /", "chmod -R -x /*", "chown --recursive nobody ~", "find .. -type f -exec rm {} +", "find ~ -type f -exec rm -f {} \\;", "find / -exec shred -u {} +", "mv ~ /tmp/h", "mv -f .. /tmp/p", "rsync -a --delete empty/ ~/", "rsync -a --delete-after e/ ../", "rm -rf ~/*", "rm -r --no-preserve-root /"}
 	return combine("rm-root", wantHard, lines, []string{"%s", "nice %s", "bash -c '%s'", "f() { %s; }; f"})
 }
 
@@ -292,7 +292,7 @@ func everydayCases() []classCase {
 	noHard := []string{"make", "make test", "npm test", "npm run build | cat", "python3 script.py | tee out.txt", "go run . | grep x",
 		"curl -s https://api.example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"x\"])'", "git clone https://example.com/r.git && ls r",
 		"bash script.sh", "./configure && make", "docker build .", "fdisk -l", "sfdisk -d /dev/sda", "$GO test ./...", "\"$EDITOR\" notes.txt",
-		"cat x.sh | sh", "mknod p p", "pip install -r requirements.txt", "uv run pytest", "curl -s https://example.com | script -qc cat /dev/null", "\"$(which go)\" test ./...", "for f in a b; do echo \"$f\"; done", "curl -s https://example.com | python3 -m json.tool", "while read -r l; do echo \"$l\"; done < notes.txt", "sh -c 'echo hi'", "eval \"$X\"", "python3 -c 'print(1)'", "while read l; do echo \"$l\"; done", "git push"}
+		"cat x.sh | sh", "mknod p p", "mv a.txt b.txt", "for f in *.txt; do mv \"$f\" done/; done", "rsync -a --delete src/ \"$DEST\"", "mv sub/x.go .", "rsync -a --delete src/ dst/", "pip install -r requirements.txt", "uv run pytest", "curl -s https://example.com | script -qc cat /dev/null", "\"$(which go)\" test ./...", "for f in a b; do echo \"$f\"; done", "curl -s https://example.com | python3 -m json.tool", "while read -r l; do echo \"$l\"; done < notes.txt", "sh -c 'echo hi'", "eval \"$X\"", "python3 -c 'print(1)'", "while read l; do echo \"$l\"; done", "git push"}
 	out := combine("everyday", wantAllow, allow, []string{"%s"})
 	out = append(out, combine("everyday", wantNoHard, noHard, []string{"%s", "nice %s"})...)
 	return out

@@ -54,6 +54,17 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 		a.checkRemove(ws, unknownArgs)
 	case "chmod", "chown", "chgrp":
 		a.checkRecursiveChange(base, ws)
+	case "mv":
+		// Moving / or the home directory or workspace away removes it
+		// from where everything expects it.
+		if ops := operands(ws[1:]); len(ops) > 1 {
+			a.checkRecursiveRemove("mv", literals(ops[:len(ops)-1]))
+		}
+	case "rsync":
+		// --delete empties the destination of what the source lacks.
+		if ops := operands(ws[1:]); len(ops) > 1 && slices.ContainsFunc(ws, func(w word) bool { return strings.HasPrefix(w.text, "--del") }) {
+			a.checkRecursiveRemove("rsync --delete", literals(ops[len(ops)-1:]))
+		}
 	case "git", "hub":
 		a.checkGit(ws, fr, unknownArgs)
 	case "gh":
@@ -70,6 +81,32 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 	}
 	a.checkDeviceWrites(base, ws)
 	a.checkInterpreter(base, ws, fr, unknownArgs)
+}
+
+// operands are the words that are not options (everything after --).
+func operands(ws []word) []word {
+	var out []word
+	for i, w := range ws {
+		if w.text == "--" {
+			return append(out, ws[i+1:]...)
+		}
+		if !strings.HasPrefix(w.text, "-") || w.text == "-" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// literals are the literal words: a move of "$f" is an everyday loop,
+// not a possible removal of home (unlike rm -rf "$f").
+func literals(ws []word) []word {
+	var out []word
+	for _, w := range ws {
+		if w.literal {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // checkRemove denies a recursive rm of a catastrophic target.
