@@ -131,11 +131,26 @@ func (a *analyzer) deviceTarget(w word) string {
 		return ""
 	}
 	for _, c := range pathCandidates(p) {
-		if a.anyRawDevice(a.absPaths(c)) || a.anyRawDevice(a.reached(c)) {
+		if a.anyRawDevice(a.absPaths(c)) || a.anyRawDevice(a.reached(c)) || a.anyRawDevice(a.procCwdPaths(c)) {
 			return c
 		}
 	}
 	return ""
+}
+
+// procCwdPaths are the paths /proc/<pid>/cwd/REST may name: REST in every
+// directory the command may run in (for self) and in / (another
+// process, say init, may sit there).
+func (a *analyzer) procCwdPaths(p string) []string {
+	rest, ok := procEntry(unrootProc(p), "cwd")
+	if !ok {
+		return nil
+	}
+	out := []string{path.Join("/", rest)}
+	for _, d := range a.cwds {
+		out = append(out, path.Join(d, rest))
+	}
+	return out
 }
 
 // checkDeviceWrites denies a command that names a device among its

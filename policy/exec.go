@@ -49,6 +49,9 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			}
 		}
 		base := cmdBase(name.text)
+		if _, ok := procEntry(path.Clean(name.path), "exe"); ok && name.pathOK {
+			base = "sh" // /proc/self/exe is the running shell
+		}
 		a.checkLevel(base, ws, fr, unknownArgs)
 		a.checkStatic(base, ws)
 		a.checkCodeRunner(base, ws, fr)

@@ -26,6 +26,13 @@ var fetchers = map[string]bool{
 	"aws": true, "az": true, "gcloud": true, "s3cmd": true, "httpie": true, "hurl": true,
 }
 
+// fileFetchers write what they fetch to files whose names rein cannot
+// tell (scp host:x ., rclone copy, aws s3 cp).
+var fileFetchers = map[string]bool{
+	"scp": true, "sftp": true, "tftp": true, "ftp": true, "lftp": true, "rclone": true, "smbclient": true,
+	"gsutil": true, "aws": true, "az": true, "gcloud": true, "s3cmd": true, "aria2c": true,
+}
+
 // stdinRunners run what they read on standard input as commands.
 var stdinRunners = map[string]string{
 	"crontab": "installs a crontab", "at": "schedules a job", "batch": "schedules a job",
@@ -60,7 +67,7 @@ func (a *analyzer) fetchLevel(base string, ws []word, fr frame) {
 	if fr.taint {
 		a.taintedWrites(base, ws)
 	}
-	if createsLinks(ws) && (fr.taint || slices.ContainsFunc(ws[1:], a.downloadedFile)) {
+	if createsLinks(ws) && (fr.taint || slices.ContainsFunc(ws[1:], a.downloadedFile)) || fileFetchers[base] {
 		a.dlUnknown = true
 	}
 	a.copiesDownload(ws)

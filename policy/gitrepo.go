@@ -145,8 +145,18 @@ func (a *analyzer) repoGitDirs(dirs []string) []string {
 // repoConfig returns the entries of the repository configuration files a
 // git command starting in dirs reads; ok is false when one cannot be
 // followed.
+//
+// The user's global configuration counts too when it lies in the
+// workspace (a workspace at $HOME), where an approved write can change it.
 func (a *analyzer) repoConfig(dirs []string) (entries []gitEntry, ok bool) {
 	ok = true
+	for _, g := range []string{path.Join(a.home, ".gitconfig"), path.Join(a.home, ".config", "git", "config")} {
+		if within(g, a.ws) {
+			e, eok := a.readGitConfig(g, 0)
+			entries = append(entries, e...)
+			ok = ok && eok
+		}
+	}
 	for _, gd := range a.repoGitDirs(dirs) {
 		for _, name := range []string{"config", "config.worktree"} {
 			e, eok := a.readGitConfig(path.Join(gd, name), 0)

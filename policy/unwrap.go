@@ -64,6 +64,14 @@ var wrappers = map[string]wrapperSpec{
 	"doas": {value: "uC"},
 }
 
+// loaderSpec are the dynamic loader's options that take a value.
+var loaderSpec = wrapperSpec{long: []string{"--library-path", "--preload", "--argv0", "--audit", "--inhibit-rpath"}}
+
+// dynamicLoader reports whether a program is the dynamic loader.
+func dynamicLoader(base string) bool {
+	return base == "ld.so" || strings.HasPrefix(base, "ld-linux") || strings.HasPrefix(base, "ld-musl")
+}
+
 // unwrap returns what a command runs when it is a wrapper; for any other
 // command the result is empty.
 func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
@@ -81,6 +89,10 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 	}
 	if spec, ok := wrappers[base]; ok {
 		return unwrapped{label: base, inner: nonEmpty(genericInner(spec, ws))}
+	}
+	if dynamicLoader(base) {
+		// ld.so PROGRAM runs PROGRAM: /lib64/ld-linux-x86-64.so.2 /bin/sh.
+		return unwrapped{label: base, inner: nonEmpty(genericInner(loaderSpec, ws))}
 	}
 	switch base {
 	case "env":
