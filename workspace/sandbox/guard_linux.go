@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -126,55 +127,51 @@ func runGuard(raw string) {
 	for i := range cfg.Files {
 		syscall.Close(3 + i)
 	}
-	g := &supervisor{leader: pid, exited: make(chan unix.WaitStatus, 1), empty: make(chan struct{})}
-	go g.reap()
-	tick := time.NewTicker(guardPoll)
-	for {
-		select {
-		case ws := <-g.exited:
-			g.killAll()
-			exitLike(ws)
-		case <-sigs:
-		case <-tick.C:
+	g := &supervisor{}
+	// Rein's death, seen by the watcher, ends the guard from there; the
+	// leader's end is waited for here, with no hand-over between
+	// goroutines on the common path (a loaded machine makes each one
+	// cost a scheduling delay).
+	go func() {
+		tick := time.NewTicker(guardPoll)
+		for {
+			select {
+			case <-sigs:
+			case <-tick.C:
+			}
+			if os.Getppid() != cfg.Parent {
+				g.killAll()
+				os.Exit(childExitCode)
+			}
 		}
-		if os.Getppid() != cfg.Parent {
-			g.killAll()
-			os.Exit(childExitCode)
-		}
-	}
-}
-
-// supervisor tracks the launch the guard started.
-type supervisor struct {
-	leader int
-	exited chan unix.WaitStatus // the leader's status
-	empty  chan struct{}        // closed when the guard has no child left
-}
-
-// reap waits for every child of the guard — the leader and whatever is
-// re-parented to it — until there is none.
-func (g *supervisor) reap() {
+	}()
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
-		switch {
-		case err == unix.EINTR:
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
 			continue
-		case err != nil: // ECHILD: nothing left
-			close(g.empty)
-			return
-		case pid == g.leader:
-			g.exited <- ws
+		}
+		if err != nil || got == pid { // ECHILD cannot come before the leader's end
+			g.killAll()
+			exitLike(ws)
 		}
 	}
 }
 
-// killAll SIGKILLs every descendant of the guard until none is left (or
-// guardKillBound passes). Each round finds what the previous one missed:
-// a child forked while its parent was being killed is re-parented to the
-// guard and found by the next walk. The children files are fast but not
-// a consistent snapshot; from the third round on /proc is scanned whole.
+// supervisor kills what the launch left.
+type supervisor struct {
+	mu sync.Mutex // one sweep at a time
+}
+
+// killAll SIGKILLs every descendant of the guard and reaps them until the
+// guard has no child left (or guardKillBound passes). Each round finds
+// what the previous one missed: a child forked while its parent was
+// being killed is re-parented to the guard and found by the next walk.
+// The children files are fast but not a consistent snapshot; from the
+// third round on /proc is scanned whole.
 func (g *supervisor) killAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	deadline := time.Now().Add(guardKillBound)
 	self := os.Getpid()
 	for round := 0; ; round++ {
@@ -185,14 +182,23 @@ func (g *supervisor) killAll() {
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		select {
-		case <-g.empty:
-			return
-		case <-time.After(2 * time.Millisecond):
+		for {
+			var ws unix.WaitStatus
+			got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil { // ECHILD: none left
+				return
+			}
+			if got == 0 {
+				break // some are still dying
+			}
 		}
 		if time.Now().After(deadline) {
 			return
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
