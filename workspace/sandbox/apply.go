@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os/exec"
+	"syscall"
 )
 
 // Apply makes cmd start the launch: Path, Args and ExtraFiles are set, the
@@ -27,3 +28,10 @@ func (l Launch) Apply(cmd *exec.Cmd) {
 	cmd.ExtraFiles = append(cmd.ExtraFiles, l.Files...)
 	cmd.SysProcAttr = procAttr(l)
 }
+
+// ProcessAttr returns the attributes Apply gives a launch's supervisor,
+// for a process started without Prepare: its own process group and, on
+// Linux, SIGKILL when rein dies (set before exec, the parent re-checked).
+// Only the process itself is covered, not what it starts; Apply covers
+// both.
+func ProcessAttr() *syscall.SysProcAttr { return procAttr(Launch{}) }

@@ -142,7 +142,6 @@ func killRound(mode string, delay time.Duration) error {
 	}
 	defer os.RemoveAll(dir)
 	token := fmt.Sprintf("REIN_GUARD_TOKEN=%d-%d", os.Getpid(), rand.Uint64())
-	marker := filepath.Join(dir, "marker")
 	// A grandchild in the background (and one in a session of its own)
 	// that write after a delay; the leader waits too.
 	script := `(sleep 0.3; echo ran >> marker) & setsid sh -c 'sleep 0.3; echo setsid >> marker' & sleep 0.3; echo leader >> marker`
@@ -168,6 +167,8 @@ func killRound(mode string, delay time.Duration) error {
 	time.Sleep(delay)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	marker := filepath.Join(dir, "marker")
+	before, _ := os.ReadFile(marker) // as the parent left it
 	gone := time.Now()
 	for {
 		left := withToken(token)
@@ -182,7 +183,6 @@ func killRound(mode string, delay time.Duration) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	before, _ := os.ReadFile(marker)
 	time.Sleep(400 * time.Millisecond) // past the grandchildren's delay
 	after, _ := os.ReadFile(marker)
 	if !bytes.Equal(before, after) || len(after) > 0 {
