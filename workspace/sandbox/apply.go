@@ -20,7 +20,7 @@ import (
 // process group or session, a double fork, bubblewrap's PID namespace).
 // The supervisor passes the leader's exit status or signal on as its own.
 func (l Launch) Apply(cmd *exec.Cmd) {
-	l = l.guarded()
+	l = l.guarded(len(cmd.ExtraFiles) + len(l.Files))
 	cmd.Path = l.Path
 	cmd.Args = l.Args
 	cmd.Err = nil // exec.Command's own LookPath result no longer applies

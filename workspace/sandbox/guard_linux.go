@@ -72,12 +72,13 @@ type guardConfig struct {
 // noGuard turns the supervisor off (benchmarks compare with and without).
 var noGuard bool
 
-// guarded returns l started through the supervisor.
-func (l Launch) guarded() Launch {
+// guarded returns l started through the supervisor, which passes on
+// files extra descriptors (the command's ExtraFiles).
+func (l Launch) guarded(files int) Launch {
 	if noGuard || l.Path == "" {
 		return l
 	}
-	b, err := json.Marshal(guardConfig{Parent: os.Getpid(), Files: len(l.Files)})
+	b, err := json.Marshal(guardConfig{Parent: os.Getpid(), Files: files})
 	if err != nil {
 		return l
 	}

@@ -313,3 +313,31 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestGuardPassesFilesOn: descriptors the caller set before Apply reach
+// the command through the supervisor, in order.
+func TestGuardPassesFilesOn(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	l, err := Prepare(Policy{Mode: Off}, []string{"bash", "-c", "echo through >&3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{w}}
+	l.Apply(cmd)
+	if cmd.Args[0] != "rein-guard" {
+		t.Fatalf("not started through the supervisor: %q", cmd.Args)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	w.Close()
+	b := make([]byte, 64)
+	n, _ := r.Read(b)
+	if got := string(b[:n]); got != "through\n" {
+		t.Errorf("fd 3 carried %q", got)
+	}
+}
