@@ -5,11 +5,13 @@ package hooks
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // setGroup starts cmd as the leader of a new process group.
 func setGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sandbox.ProcessAttr() // own group; on Linux it dies with rein
 }
 
 // killGroup kills cmd's process group: the command and everything it

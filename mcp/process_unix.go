@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 const (
@@ -18,7 +20,7 @@ const (
 // that stopping a server also stops what it spawned (npx starts node, a
 // shell wrapper starts the real server).
 func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sandbox.ProcessAttr() // own group; on Linux it dies with rein
 }
 
 // signalGroup signals the process group led by p.

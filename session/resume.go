@@ -14,8 +14,10 @@ import (
 // behind its back.
 const (
 	// InterruptedRunning answers a call that was journaled as started:
-	// it may have run partly or fully.
-	InterruptedRunning = "interrupted: rein stopped while this call was running; it was not re-run — check its effects before retrying"
+	// it may have run partly or fully, and what it left running was killed
+	// (by the sandbox's supervisor when rein died, else by the sweep of
+	// package internal/procreg before the session resumes).
+	InterruptedRunning = "interrupted: rein stopped while this call was running, so it may have run partly or wholly; its remaining processes were killed — check its effects before retrying"
 	// InterruptedNotRun answers a call that provably never ran: it was
 	// never started, or the policy denied it.
 	InterruptedNotRun = "interrupted: rein stopped before this call ran; it did not run"

@@ -133,7 +133,7 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 	res, err := runProcess(ctx, process{
 		launch: launch, dir: dir, env: env,
 		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,
-		onOutput: o.OnOutput,
+		onOutput: o.OnOutput, track: w.processTracker(),
 	})
 	res.Sandboxed = launch.Sandboxed
 	res.Isolation = launch.Isolation

@@ -18,6 +18,7 @@ type process struct {
 	maxOutput int
 	grace     time.Duration
 	onOutput  func([]byte) // ExecOptions.OnOutput
+	track     ProcessTracker
 }
 
 // runProcess needs process groups, which only Unix systems have.

@@ -24,6 +24,7 @@ type process struct {
 	maxOutput int
 	grace     time.Duration
 	onOutput  func([]byte) // ExecOptions.OnOutput
+	track     ProcessTracker
 }
 
 // runProcess starts p in its own process group and waits for it, killing
@@ -43,6 +44,19 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 		Stdout: pw, Stderr: pw, // one pipe: stdout and stderr interleave as written
 	}
 	p.launch.Apply(cmd)
+	// The record is durable before the process exists: a crash from here
+	// on leaves it for the next rein's sweep.
+	var rec TrackedProcess
+	if p.track != nil {
+		if rec, err = p.track.Begin(ctx); err != nil {
+			pr.Close()
+			pw.Close()
+			return ExecResult{}, fmt.Errorf("run command: %w", err)
+		}
+		if rec != nil {
+			defer rec.End() // after the group is killed below
+		}
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		pr.Close()
@@ -51,6 +65,11 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	}
 	pw.Close() // the child holds its copies; EOF comes when they are all closed
 	pgid := cmd.Process.Pid
+	if rec != nil {
+		// Best effort: without the pid a later sweep has nothing to
+		// kill, and the supervisor has killed everything already.
+		_ = rec.Started(pgid)
+	}
 
 	out := newHeadTail(p.maxOutput)
 	copied := make(chan struct{})

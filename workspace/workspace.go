@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reinharness/rein/workspace/sandbox"
@@ -136,6 +137,8 @@ type Workspace struct {
 	probe func() (int, error)
 	// nsProbe overrides the namespace probe (tests of the fallback).
 	nsProbe func() (string, error)
+	// tracker records running commands (TrackProcesses).
+	tracker atomic.Pointer[ProcessTracker]
 }
 
 // Open opens dir as a workspace. dir must exist and be a directory.

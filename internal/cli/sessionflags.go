@@ -16,6 +16,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/procreg"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
 	"github.com/reinharness/rein/telemetry/redact"
@@ -100,6 +101,10 @@ type sessionRun struct {
 	// after another) is deleted when it is detached: it holds nothing to
 	// resume and would only clutter rein sessions list.
 	fresh, appended bool
+	// procs records the processes of running calls; swept is what its
+	// sweep at start killed of stopped reins (see procsweep.go).
+	procs *procreg.Registry
+	swept []procreg.Record
 }
 
 var (
@@ -145,6 +150,7 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 		store.Close()
 		return nil, err
 	}
+	sr.openProcesses()
 	if err := sr.choose(ctx, f); err != nil {
 		sr.close()
 		return nil, err
@@ -155,6 +161,7 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 // choose opens the session the flags name, or a new one.
 func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
 	if !f.resuming() {
+		sr.reportSwept("")
 		return sr.startNew(ctx)
 	}
 	id := f.id
@@ -165,6 +172,7 @@ func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
 		}
 		id = latest.ID
 	}
+	recorded := id // the session its calls' processes were recorded under
 	if f.fork {
 		forked, err := sr.store.Fork(ctx, id)
 		if err != nil {
@@ -183,14 +191,7 @@ func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
 	if ws := res.Snapshot.Info.Workspace; ws != sr.workspace {
 		fmt.Fprintf(sr.app.Stderr, "rein: warning: session %s was recorded in %s; it continues in %s\n", res.Conversation.ID(), ws, sr.workspace)
 	}
-	if n := len(res.Interrupted); n > 0 {
-		names := make([]string, 0, n)
-		for _, c := range res.Interrupted {
-			names = append(names, c.Name+" ("+c.ID+")")
-		}
-		fmt.Fprintf(sr.app.Stderr, "rein: session %s was stopped while %s ran; the model is told it was interrupted and not re-run: %s\n",
-			res.Conversation.ID(), plural(n, "tool call"), strings.Join(names, ", "))
-	}
+	sr.reportInterrupted(res, recorded)
 	return nil
 }
 
@@ -347,6 +348,9 @@ func (sr *sessionRun) watchWorkspace(ws *workspace.Workspace) {
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
 	sr.ws = ws
+	if sr.procs != nil {
+		ws.TrackProcesses(sr)
+	}
 	if cs := ws.Changes(); len(cs) > 0 {
 		sr.seenSeq = cs[len(cs)-1].Seq
 	}

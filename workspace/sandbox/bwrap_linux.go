@@ -48,9 +48,11 @@ func probeBwrap() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	args := append(baseArgs(false), "--", truePath)
-	cmd := exec.CommandContext(ctx, bwrap, args...)
 	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bwrap)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	// The probe dies with rein like any command.
+	Launch{Path: bwrap, Args: append([]string{bwrap}, args...)}.Apply(cmd)
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(out.String())
 		if msg == "" {

@@ -6,4 +6,4 @@ import "syscall"
 
 // procAttr puts the child in its own process group; other systems have no
 // parent-death signal.
-func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func procAttr(Launch) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

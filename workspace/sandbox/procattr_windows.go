@@ -4,4 +4,4 @@ package sandbox
 
 import "syscall"
 
-func procAttr() *syscall.SysProcAttr { return nil }
+func procAttr(Launch) *syscall.SysProcAttr { return nil }

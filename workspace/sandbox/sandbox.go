@@ -144,6 +144,10 @@ type Launch struct {
 	// wholly unavailable; it names what is not confined. The caller
 	// shows it once.
 	Warning string
+
+	// guard is set on the launch Apply starts through the supervisor
+	// (see guard_linux.go): its parent-death signal must be catchable.
+	guard bool
 }
 
 // envMarker carries the JSON childConfig to the re-executed child.
