@@ -1,54 +1,9 @@
 package secret
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 )
-
-// forms returns the shapes in which a registered value v leaks: v itself,
-// as it reads inside a JSON string, base64 (standard and URL alphabets,
-// padded and raw), hexadecimal (lower and upper case) and URL-encoded
-// (query and path escaping).
-//
-// Base64 of a text that merely contains v (an "Authorization: Basic"
-// header encodes "user:"+v) depends on where v starts relative to the
-// 3-byte groups: for each of the three alignments the characters that
-// only v's bytes determine are registered too, without the partial
-// characters at either end, so the secret is caught inside any longer
-// base64 text. Forms shorter than MinLength are left out.
-func forms(v string) []string {
-	out := []string{v}
-	if q := strconv.Quote(v); q[1:len(q)-1] != v {
-		out = append(out, q[1:len(q)-1])
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		out = append(out, enc.EncodeToString([]byte(v)))
-	}
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		for o := range 3 {
-			e := enc.EncodeToString(append(make([]byte, o), v...))
-			// Character i holds bits [6i, 6i+6) of the encoded bytes; v's
-			// bits are [8o, 8(o+len(v))).
-			start, end := (8*o+5)/6, 8*(o+len(v))/6
-			out = append(out, e[start:end])
-		}
-	}
-	h := hex.EncodeToString([]byte(v))
-	out = append(out, h, strings.ToUpper(h), url.QueryEscape(v), url.PathEscape(v))
-	seen := map[string]bool{}
-	kept := out[:0]
-	for _, f := range out {
-		if len(f) >= MinLength && !seen[f] {
-			seen[f] = true
-			kept = append(kept, f)
-		}
-	}
-	return kept
-}
 
 // matcher finds every registered form in a text in one pass. Each form
 // is indexed by its first four bytes; a bitmap of their hashes lets the
@@ -85,35 +40,57 @@ func word(s string, i int) uint32 {
 
 func hash(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 
-// replace returns s with every registered form replaced by repl,
-// leftmost first and, at one position, longest first.
-func (m *matcher) replace(s, repl string) string {
-	if len(s) < MinLength {
-		return s
-	}
-	var b strings.Builder
-	last := 0 // s[:last] is decided
+// span is a match, [start, end) in the text searched.
+type span struct{ start, end int }
+
+// find appends to spans every registered form in s, leftmost first and,
+// at one position, longest first; matches do not overlap.
+func (m *matcher) find(s []byte, spans []span) []span {
 	for i := 0; i+4 <= len(s); i++ {
-		w := word(s, i)
+		w := wordb(s, i)
 		h := hash(w)
 		if m.bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
 		for _, f := range m.first[w] {
-			if strings.HasPrefix(s[i:], f) {
-				if last == 0 {
-					b.Grow(len(s))
-				}
-				b.WriteString(s[last:i])
-				b.WriteString(repl)
-				last = i + len(f)
-				i = last - 1 // matches do not overlap
+			if len(s)-i >= len(f) && string(s[i:i+len(f)]) == f {
+				spans = append(spans, span{i, i + len(f)})
+				i += len(f) - 1
 				break
 			}
 		}
 	}
-	if last == 0 {
+	return spans
+}
+
+func wordb(s []byte, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+// replace returns s with every registered form replaced by repl. The
+// forms are looked for in s with its whitespace taken out (see compact),
+// so a form wrapped over lines (base64 at 76 columns, xxd -p at 60) or
+// split by spaces is found too; a match is replaced with the whitespace
+// inside it, from its first byte to its last.
+func (m *matcher) replace(s, repl string) string {
+	if len(s) < MinLength {
 		return s
+	}
+	buf := scratch.Get().(*compacted)
+	defer scratch.Put(buf)
+	buf.compact(s)
+	buf.spans = m.find(buf.text, buf.spans[:0])
+	if len(buf.spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range buf.spans {
+		start, end := buf.orig(sp.start), buf.orig(sp.end-1)+1
+		b.WriteString(s[last:start])
+		b.WriteString(repl)
+		last = end
 	}
 	b.WriteString(s[last:])
 	return b.String()

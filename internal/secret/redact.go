@@ -75,7 +75,10 @@ var known struct {
 // that Redact replaces them wherever they appear, whatever their shape,
 // and in their encoded forms too: base64 (standard and URL alphabets,
 // padded or not, also inside a longer base64 text such as a Basic
-// authorization header), hexadecimal and URL encoding (see forms).
+// authorization header or `base64 .env`), hexadecimal and every common
+// URL encoding (Go, Python's quote and quote_plus, JavaScript's
+// encodeURIComponent and encodeURI, upper- or lower-case hex), each also
+// when wrapped over lines or split by spaces (see forms and compact).
 // Values shorter than MinLength are ignored. Safe for concurrent use;
 // registrations last for the life of the process.
 func Register(values ...string) {
