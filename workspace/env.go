@@ -4,42 +4,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/internal/secret"
 )
-
-// secretNameParts mark a variable name as secret when they appear anywhere
-// in it (case-insensitive). The list errs on the side of dropping: a
-// command missing a harmless variable is a smaller problem than a model
-// reading a credential.
-var secretNameParts = []string{
-	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
-	"AUTH", "COOKIE", "SESSION", "PRIVATE",
-}
-
-// secretNamePrefixes drop whole families of cloud and CI credentials whose
-// names do not always contain a telltale word (AWS_ACCESS_KEY_ID does,
-// AWS_PROFILE points at them).
-var secretNamePrefixes = []string{
-	"AWS_", "AZURE_", "GOOGLE_", "GCLOUD_", "GCP_", "CLOUDSDK_", "DIGITALOCEAN_",
-	"HEROKU_", "VAULT_", "NPM_CONFIG_", "DOCKER_", "KUBE", "OP_", "REIN_",
-	"OPENAI_", "ANTHROPIC_", "GEMINI_", "MISTRAL_", "GROQ_", "HF_", "HUGGING",
-}
-
-// secretNames are exact names that matter but match no pattern above.
-var secretNames = []string{
-	"GH_ENTERPRISE_TOKEN", "NETRC", "PGPASS", "PGPASSFILE", "MYSQL_PWD",
-	"DATABASE_URL", "REDIS_URL", "MONGODB_URI", "SENTRY_DSN", "SLACK_WEBHOOK_URL",
-	"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME",
-}
-
-// safeNames are never dropped: commands need them and they carry no
-// secrets by themselves.
-var safeNames = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM",
-	"TZ", "PWD", "TMPDIR", "COLORTERM", "NO_COLOR", "EDITOR", "VISUAL",
-	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY",
-	"CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "PYTHONPATH", "VIRTUAL_ENV",
-	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-}
 
 // shellControlNames change what bash runs or where, rather than carrying
 // data: an exported function (BASH_FUNC_ls%%) replaces the program a
@@ -62,15 +29,22 @@ func isShellControl(name string) bool {
 }
 
 // ScrubEnv returns env ("NAME=value" entries) without variables that look
-// like secrets: names containing KEY, TOKEN, SECRET, PASSWORD, AUTH,
-// COOKIE, SESSION and similar words, cloud and provider credential
-// families (AWS_*, OPENAI_*, …), known credential variables, and any
-// variable whose value is a URL carrying a password. Names in allow are
-// kept regardless, as are the basics every command needs (PATH, HOME,
-// LANG, TERM, …). Variables that steer the shell itself (exported
-// functions, SHELLOPTS, PS4, OLDPWD, LD_PRELOAD, …; see
-// shellControlNames) are dropped too. Only the last entry of a duplicated
-// name is kept.
+// like secrets, by class (see secretName): names with a credential word
+// (TOKEN, SECRET, PASSWORD, CREDENTIAL, COOKIE, SESSION, WEBHOOK, JWT,
+// PRIVATE, a word starting PASS or holding AUTH, the words KEY, PAT,
+// PWD, PW and DSN), cloud and provider credential families (AWS_*,
+// OPENAI_*, …), known credential variables (DATABASE_URL, …), any
+// variable whose value is a URL carrying a password or that the
+// redactor would change (a bearer token, an sk-… key, a registered
+// secret), and the agent sockets that act with the user's keys
+// (SSH_AUTH_SOCK, GPG_AGENT_INFO, TMUX, DBUS_SESSION_BUS_ADDRESS). Names
+// in allow are kept regardless, as are the basics every command needs
+// (PATH, HOME, LANG, TERM, …) and known harmless names that match a
+// credential word (KEYBOARD*, XDG_SESSION_*, TERM_SESSION_ID,
+// TOKENIZERS_PARALLELISM, GIT_AUTHOR_*; see harmlessName). Variables that
+// steer the shell itself (exported functions, SHELLOPTS, PS4, OLDPWD,
+// LD_PRELOAD, …; see shellControlNames) are dropped too. Only the last
+// entry of a duplicated name is kept.
 func ScrubEnv(env []string, allow []string) []string {
 	out := make([]string, 0, len(env))
 	seen := map[string]int{}
@@ -103,7 +77,7 @@ func keepVar(name, value string, allow []string) bool {
 	if slices.Contains(safeNames, up) {
 		return true
 	}
-	if slices.Contains(secretNames, up) {
+	if slices.Contains(secretNames, up) || slices.Contains(capabilityNames, up) {
 		return false
 	}
 	for _, p := range secretNamePrefixes {
@@ -111,61 +85,75 @@ func keepVar(name, value string, allow []string) bool {
 			return false
 		}
 	}
-	for _, p := range secretNameParts {
-		if strings.Contains(up, p) {
-			return false
-		}
+	if !harmlessName(up) && secretName(up) {
+		return false
 	}
-	return !hasURLPassword(value)
+	return !secretValue(value)
+}
+
+// secretValue reports a value that is a credential whatever its name: a
+// URL carrying a password, or text the redactor would change.
+func secretValue(v string) bool {
+	return hasURLPassword(v) || secret.Redact(v) != v
 }
 
 // hasURLPassword reports a value like scheme://user:password@host.
 func hasURLPassword(v string) bool {
+	return urlPassword(v) != ""
+}
+
+// urlPassword returns the password of a value like
+// scheme://user:password@host, "" when there is none.
+func urlPassword(v string) string {
 	if !strings.Contains(v, "://") || !strings.Contains(v, "@") {
-		return false
+		return ""
 	}
 	u, err := url.Parse(strings.TrimSpace(v))
 	if err != nil || u.User == nil {
-		return false
+		return ""
 	}
-	_, has := u.User.Password()
-	return has
+	p, _ := u.User.Password()
+	return p
 }
 
-// credentialNameExceptions hold ScrubEnv's exact names whose values point
-// at credentials (sockets, files) rather than being one.
-var credentialNameExceptions = []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KRB5CCNAME", "PGPASSFILE", "NETRC", "XAUTHORITY"}
-
 // CredentialEnv returns the values of env's variables ("NAME=value") that
-// hold credentials, for redaction: those ScrubEnv drops for a telltale
-// word in their name (KEY, TOKEN, SECRET, PASSWORD, AUTH, …), known
-// credential variables (DATABASE_URL, MYSQL_PWD, …) and any value that is
-// a URL carrying a password. Variables dropped only for their family
-// prefix (AWS_REGION, REIN_MODEL, KUBECONFIG) are plain settings and not
+// hold credentials, for redaction: those ScrubEnv drops for their name's
+// class (TOKEN, SECRET, PASSWORD, DB_PASS, GITLAB_PAT, CI_JOB_JWT,
+// DISCORD_WEBHOOK_URL, …), known credential variables (DATABASE_URL,
+// MYSQL_PWD, …) and any value ScrubEnv drops for what it is (a URL
+// carrying a password, whose password is returned on its own too; a
+// bearer token). Variables dropped only for their family prefix
+// (AWS_REGION, REIN_MODEL, KUBECONFIG) are plain settings and not
 // returned, nor are paths to sockets and files (SSH_AUTH_SOCK,
 // *_FILE, *_PATH, *_DIR), nor values shorter than minLen, which would
 // redact ordinary words.
 func CredentialEnv(env []string, minLen int) []string {
 	var out []string
+	add := func(v string) {
+		if len(v) >= minLen && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
 		value = strings.TrimSpace(value)
-		if !ok || name == "" || len(value) < minLen || !credentialVar(name, value) {
+		if !ok || name == "" || !credentialVar(name, value) {
 			continue
 		}
-		if !slices.Contains(out, value) {
-			out = append(out, value)
+		add(value)
+		if p := urlPassword(value); p != "" {
+			add(p)
 		}
 	}
 	return out
 }
 
 func credentialVar(name, value string) bool {
-	if hasURLPassword(value) {
+	if secretValue(value) {
 		return true
 	}
 	up := strings.ToUpper(name)
-	if slices.Contains(safeNames, up) || slices.Contains(credentialNameExceptions, up) {
+	if slices.Contains(safeNames, up) || slices.Contains(credentialNameExceptions, up) || slices.Contains(capabilityNames, up) {
 		return false
 	}
 	for _, suffix := range []string{"_SOCK", "_FILE", "_PATH", "_DIR", "_INFO"} {
@@ -173,13 +161,5 @@ func credentialVar(name, value string) bool {
 			return false
 		}
 	}
-	if slices.Contains(secretNames, up) {
-		return true
-	}
-	for _, p := range secretNameParts {
-		if strings.Contains(up, p) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(secretNames, up) || !harmlessName(up) && secretName(up)
 }

@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,8 +41,87 @@ func TestCredentialEnv(t *testing.T) {
 		"PATH=/usr/bin:/bin", "TOKEN_FILE=/etc/rein/token", "DUP_TOKEN=ghp_0123456789abcdef",
 	}
 	got := CredentialEnv(env, 8)
-	want := []string{"ghp_0123456789abcdef", "abcdefgh12", "postgres://u:pw1234@db/x", "https://u:hunter22@h/"}
+	want := []string{"ghp_0123456789abcdef", "abcdefgh12", "postgres://u:pw1234@db/x", "https://u:hunter22@h/", "hunter22"}
 	if !slices.Equal(got, want) {
 		t.Errorf("CredentialEnv = %q, want %q", got, want)
+	}
+}
+
+// credentialClasses are the name classes ScrubEnv drops, each with the
+// prefixes and suffixes real names put around it.
+var credentialClasses = []string{
+	"PASS", "PASSWORD", "PASSWD", "PAT", "JWT", "WEBHOOK", "KEY", "API_KEY", "APIKEY", "TOKEN",
+	"SECRET", "CREDENTIAL", "CREDENTIALS", "AUTH", "OAUTH", "AUTHORIZATION", "DSN", "PWD", "PW",
+	"COOKIE", "SESSION", "PRIVATE", "PASSCODE", "ACCESS_KEY", "SSHKEY",
+}
+
+// TestScrubEnvByClass generates credential variable names (every class,
+// with prefixes, suffixes and in lower case) and checks that ScrubEnv
+// drops each and CredentialEnv registers its value; known harmless names
+// that match a class word stay, and are not registered.
+func TestScrubEnvByClass(t *testing.T) {
+	prefixes := []string{"", "DB_", "SMTP_", "GITLAB_", "CI_JOB_", "DISCORD_", "MY_APP_", "X"}
+	suffixes := []string{"", "_URL", "_2", "_VALUE", "_ID"}
+	var env, names []string
+	for i, class := range credentialClasses {
+		for _, p := range prefixes {
+			for _, s := range suffixes {
+				name := p + class + s
+				if p == "X" && s == "" || name == "PWD" {
+					continue // XPAT is a word, PWD the working directory
+				}
+				if p == "X" {
+					name = "X_" + class + s
+				}
+				if i%2 == 1 {
+					name = strings.ToLower(name)
+				}
+				names = append(names, name)
+				env = append(env, fmt.Sprintf("%s=v4lue-%s-%d", name, class, len(env)))
+			}
+		}
+	}
+	harmless := []string{
+		"KEYBOARD=us", "KEYBOARD_LAYOUT=de", "XKB_DEFAULT_LAYOUT=fr", "XDG_SESSION_ID=c2", "XDG_SESSION_TYPE=wayland",
+		"TERM_SESSION_ID=w0t0p0:1234abcd-0000", "DESKTOP_SESSION=ubuntu", "TOKENIZERS_PARALLELISM=false",
+		"GIT_AUTHOR_NAME=Ann Author", "GIT_AUTHOR_EMAIL=ann@example.com", "GIT_COMMITTER_NAME=Ann",
+		"PAGER=less", "CI=true", "GITHUB_ACTIONS=true", "PATHEXT=.COM", "MONKEYS_PATCHED=1",
+		"MIRROR=https://example.com/x", "PWD=/w",
+	}
+	got := ScrubEnv(append(slices.Clone(env), harmless...), nil)
+	if diff := cmp.Diff(harmless, got); diff != "" {
+		t.Errorf("ScrubEnv kept (-want +got):\n%s", diff)
+	}
+	reg := CredentialEnv(append(slices.Clone(env), harmless...), 8)
+	for _, kv := range env {
+		if _, v, _ := strings.Cut(kv, "="); !slices.Contains(reg, v) {
+			t.Errorf("CredentialEnv does not register %s", kv)
+		}
+	}
+	for _, kv := range harmless {
+		if _, v, _ := strings.Cut(kv, "="); slices.Contains(reg, v) {
+			t.Errorf("CredentialEnv registers the harmless %s", kv)
+		}
+	}
+	t.Logf("%d credential names", len(names))
+}
+
+// TestScrubEnvByValue drops variables whatever their name when the
+// value is a credential: a URL with a password, a bearer token, a key of
+// a known format, and registers them.
+func TestScrubEnvByValue(t *testing.T) {
+	env := []string{
+		"UPSTREAM=postgres://app:s3cretpw@db:5432/x", "MIRROR=https://u:hunter22@h/", "HDR=Bearer abcdefghijklmnop",
+		"OPENAI=sk-proj-abcdefghijklmnop", "GHX=ghp_abcdefghijklmnopqrstuvwxyz0123", "AKID=AKIAABCDEFGHIJKLMNOP",
+		"CONN=redis://:p4ssw0rd99@cache:6379/0",
+	}
+	if got := ScrubEnv(env, nil); len(got) != 0 {
+		t.Errorf("ScrubEnv kept %q", got)
+	}
+	reg := CredentialEnv(env, 8)
+	for _, want := range []string{"s3cretpw", "hunter22", "p4ssw0rd99", "sk-proj-abcdefghijklmnop"} {
+		if !slices.Contains(reg, want) {
+			t.Errorf("CredentialEnv = %q, missing %q", reg, want)
+		}
 	}
 }
