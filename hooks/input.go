@@ -5,6 +5,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // input is the JSON a hook reads on stdin: Claude Code's common fields
@@ -62,7 +63,12 @@ func subject(p agent.SteerPoint) []string {
 // rein notifies only when it is about to ask for a permission.
 func notificationType(agent.SteerPoint) string { return "permission_prompt" }
 
-// buildInput returns the JSON written to the hooks of point p.
+// buildInput returns the JSON written to the hooks of point p. Its
+// texts (tool input and response, prompt, messages) are redacted as the
+// event log is (telemetry/redact): a hook script that logs its stdin,
+// or sends it somewhere, never holds a secret rein knows of. A hook that
+// returns updatedInput edits the redacted input, so what it does not
+// change stays redacted too.
 func (r *Runner) buildInput(p agent.SteerPoint) ([]byte, error) {
 	in := input{
 		SessionID:      p.SessionID,
@@ -75,21 +81,23 @@ func (r *Runner) buildInput(p agent.SteerPoint) ([]byte, error) {
 	case agent.SteerPreToolUse, agent.SteerPostToolUse:
 		if c := p.Call; c != nil {
 			in.ToolName = ClaudeName(c.Name)
-			in.ToolInput = toClaudeInput(c.Name, c.Args, r.cfg.Workspace)
+			in.ToolInput = redact.JSON(toClaudeInput(c.Name, c.Args, r.cfg.Workspace))
 			in.ToolUseID = c.ID
 			in.ReinToolName = c.Name
-			in.ReinToolInput = validJSON(c.Args)
+			in.ReinToolInput = redact.JSON(validJSON(c.Args))
 			if p.Event == agent.SteerPostToolUse {
-				in.ToolResponse = toolResponse(in.ToolName, in.ToolInput, p.Result)
+				in.ToolResponse = redact.JSON(toolResponse(in.ToolName, in.ToolInput, p.Result))
 			}
 		}
 	case agent.SteerUserPromptSubmit:
-		in.Prompt = &p.Prompt
+		prompt := redact.String(p.Prompt)
+		in.Prompt = &prompt
 	case agent.SteerStop, agent.SteerSubagentStop:
 		in.StopHookActive = &p.StopActive
-		in.LastAssistantMessage = p.Text
+		in.LastAssistantMessage = redact.String(p.Text)
 	case agent.SteerNotification:
-		in.Message = &p.Text
+		msg := redact.String(p.Text)
+		in.Message = &msg
 		in.NotificationType = notificationType(p)
 	case agent.SteerSessionStart:
 		in.Source = p.Source
