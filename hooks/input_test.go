@@ -53,7 +53,7 @@ func TestHookInputIsRedacted(t *testing.T) {
 	}
 	flat := strings.NewReplacer("\n", "", `\n`, "").Replace(string(data))
 	for _, l := range append(leaks, "eyJhbGciOiJIUzI1NiJ9", "pw-not-registered-77",
-		base64.StdEncoding.EncodeToString([]byte("AWS_SECRET_ACCESS_KEY="+key+"\n"))[28:60], hex.EncodeToString([]byte(key))) {
+		base64.StdEncoding.EncodeToString([]byte("AWS_SECRET_ACCESS_KEY=" + key + "\n"))[28:60], hex.EncodeToString([]byte(key))) {
 		if strings.Contains(flat, l) {
 			t.Errorf("hook stdin holds %q", l)
 		}
