@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/mcp"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // maxStdinArgs bounds arguments read from stdin ("rein mcp call S T -").
@@ -154,9 +155,9 @@ stderr and exits 1.`,
 						return err
 					}
 				} else if res.IsError {
-					fmt.Fprintln(a.Stderr, strings.TrimRight(res.Content, "\n"))
+					fmt.Fprintln(a.Stderr, strings.TrimRight(redact.String(res.Content), "\n"))
 				} else {
-					fmt.Fprintln(termsafe.NewWriter(a.Stdout), strings.TrimRight(res.Content, "\n"))
+					fmt.Fprintln(termsafe.NewWriter(a.Stdout), strings.TrimRight(redact.String(res.Content), "\n"))
 				}
 				if res.IsError {
 					return &exitError{code: ExitFailed}
@@ -220,7 +221,7 @@ PROMPT, get it filled in with JSON (an object of string arguments, default
 					if i > 0 {
 						fmt.Fprintln(out)
 					}
-					fmt.Fprintf(out, "[%s]\n%s\n", termsafe.Line(string(msg.Role)), strings.TrimRight(msg.Text, "\n"))
+					fmt.Fprintf(out, "[%s]\n%s\n", termsafe.Line(string(msg.Role)), strings.TrimRight(redact.String(msg.Text), "\n"))
 				}
 				return nil
 			})
@@ -243,6 +244,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	registerSecrets(cfg, a.Getenv, a.environ()) // a server's output is printed
 	ws = canonicalDir(ws)
 	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 	if err != nil {
@@ -341,9 +343,13 @@ func (a *App) callArgs(args []string) (json.RawMessage, error) {
 // printJSON writes v as indented JSON, with the characters a terminal
 // obeys (C1, DEL, bidi) as \uXXXX escapes: still the same JSON.
 func (a *App) printJSON(v any) error {
-	enc := json.NewEncoder(termsafe.NewJSONWriter(a.Stdout))
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	// What a server sends is redacted like everything rein prints.
+	_, err = fmt.Fprintf(termsafe.NewJSONWriter(a.Stdout), "%s\n", redact.JSON(data))
+	return err
 }
 
 // statusView is the JSON form of an mcp.Status.

@@ -17,6 +17,7 @@ import (
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/session/replay"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // NewReplayCommand returns `rein replay SESSION`: re-run a stored session
@@ -158,6 +159,9 @@ func (r *replayCmd) harness(src, scratch string) (*config.Config, *harness, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	// The recording is redacted with the run's secrets; the replay must
+	// be too, or the diff shows what the recording hid.
+	registerSecrets(cfg, r.app.Getenv, r.app.environ())
 	h, err := r.app.newHarness(cfg, harnessOptions{workspace: scratch, flags: &cf})
 	if err != nil {
 		return nil, nil, err
@@ -189,6 +193,6 @@ func (r *replayCmd) report(rep *replay.Report) error {
 		return nil
 	}
 	fmt.Fprintf(termsafe.NewWriter(a.Stdout), "session %s diverged after %s%s:\n%s", rep.Session.ID,
-		plural(rep.Compared-1, "identical tool result"), skipped, rep.Divergence)
+		plural(rep.Compared-1, "identical tool result"), skipped, redact.String(rep.Divergence.String()))
 	return &exitError{code: ExitFailed}
 }
