@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // Layers of commands.
@@ -33,6 +35,13 @@ const (
 type Dir struct {
 	Path  string
 	Layer string
+	// Confine, when set, is a directory that Path and every file read
+	// from it must resolve inside, symbolic links included: the
+	// workspace, for project folders, so that a repository's
+	// .claude/commands -> /home/me/notes link (or a link to one file
+	// there) is refused with a warning. Path must lie inside it. User
+	// folders leave it empty.
+	Confine string
 }
 
 // Dirs returns the folders commands are read from, in precedence order
@@ -46,8 +55,8 @@ func Dirs(configDir, workspace string) []Dir {
 	}
 	if workspace != "" {
 		out = append(out,
-			Dir{Path: filepath.Join(workspace, ".rein", "commands"), Layer: LayerProject},
-			Dir{Path: filepath.Join(workspace, ".claude", "commands"), Layer: LayerProject})
+			Dir{Path: filepath.Join(workspace, ".rein", "commands"), Layer: LayerProject, Confine: workspace},
+			Dir{Path: filepath.Join(workspace, ".claude", "commands"), Layer: LayerProject, Confine: workspace})
 	}
 	return out
 }
@@ -125,24 +134,27 @@ func Load(dirs []Dir, reserved []string) (*Set, []string) {
 // names are typed after "/" and shown on terminals.
 var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// loadDir reads one commands folder through os.Root, so that no symlink
-// reaches a file outside it.
+// loadDir reads one commands folder through os.Root: a user's folder
+// as the root, so that no symlink reaches a file outside it, a project's
+// through the workspace's root (Dir.Confine), so that neither the folder
+// nor a file in it is read through a symlink leaving the workspace.
 func loadDir(d Dir) ([]*Command, []string) {
-	root, err := os.OpenRoot(d.Path)
+	root, files, prefix, err := openDir(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: cannot read the commands folder: %v", d.Path, err)}
+		return nil, []string{fmt.Sprintf("%s: cannot read the commands folder: %v", termsafe.Line(d.Path), err)}
 	}
 	defer root.Close()
+	defer files.Close()
 	var (
 		cmds     []*Command
 		warnings []string
 		entries  int
 	)
 	warn := func(rel, format string, args ...any) {
-		warnings = append(warnings, filepath.Join(d.Path, filepath.FromSlash(rel))+": "+fmt.Sprintf(format, args...))
+		warnings = append(warnings, termsafe.Line(filepath.Join(d.Path, filepath.FromSlash(rel)))+": "+fmt.Sprintf(format, args...))
 	}
 	err = fs.WalkDir(root.FS(), ".", func(rel string, e fs.DirEntry, err error) error {
 		entries++
@@ -170,7 +182,7 @@ func loadDir(d Dir) ([]*Command, []string) {
 			warn(rel, "more than %d commands in %s; the rest is not read", MaxCommands, d.Path)
 			return fs.SkipAll
 		}
-		c, problem := readCommand(root, d, rel)
+		c, problem := readCommand(files, prefix, d, rel)
 		if problem != "" {
 			warn(rel, "%s", problem)
 			return nil
@@ -184,15 +196,19 @@ func loadDir(d Dir) ([]*Command, []string) {
 	return cmds, warnings
 }
 
-// readCommand reads the file rel of d, returning a problem sentence when it
-// is not a usable command.
-func readCommand(root *os.Root, d Dir, rel string) (*Command, string) {
+// readCommand reads the file rel of d, which is prefix/rel in root,
+// returning a problem sentence when it is not a usable command.
+func readCommand(root *os.Root, prefix string, d Dir, rel string) (*Command, string) {
 	name, problem := nameOf(rel)
 	if problem != "" {
 		return nil, problem
 	}
-	f, err := root.Open(rel)
+	inRoot := filepath.Join(prefix, filepath.FromSlash(rel))
+	f, err := root.Open(inRoot)
 	if err != nil {
+		if escapes(root, inRoot) {
+			return nil, "is a symbolic link leading outside the " + outsideWhat(d) + "; not read (copy the file in instead)"
+		}
 		return nil, fmt.Sprintf("cannot read it: %v", unwrapPath(err))
 	}
 	defer f.Close()
@@ -242,4 +258,58 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// openDir opens d's folder as a root: directly for a user folder, and
+// through Confine for a project one, so that a folder that is (or lies
+// under) a symlink leaving the workspace is refused (errOutside).
+//
+// files is the root its files are opened through (the workspace's for a
+// project folder, so that a link to another file of the workspace is
+// followed) and prefix the folder's path in it; the caller closes both.
+func openDir(d Dir) (dir, files *os.Root, prefix string, err error) {
+	if d.Confine == "" {
+		dir, err = os.OpenRoot(d.Path)
+		return dir, dir, ".", err
+	}
+	prefix, err = filepath.Rel(d.Confine, d.Path)
+	if err != nil || !filepath.IsLocal(prefix) {
+		return nil, nil, "", fmt.Errorf("%s is not inside %s", d.Path, d.Confine)
+	}
+	files, err = os.OpenRoot(d.Confine)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	dir, err = files.OpenRoot(prefix)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && escapes(files, prefix) {
+			err = errOutside
+		}
+		files.Close()
+		return nil, nil, "", err
+	}
+	return dir, files, prefix, nil
+}
+
+// errOutside words a project folder that leads out of the workspace.
+var errOutside = errors.New("it is a symbolic link (or lies under one) leading outside the workspace; not read")
+
+// escapes reports whether rel is a symbolic link (or passes through
+// one) that leads out of root: it is there when its last link is not
+// followed, and following it fails other than for a missing target.
+func escapes(root *os.Root, rel string) bool {
+	fi, err := root.Lstat(rel)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		_, err = root.Stat(rel)
+		return err != nil && !errors.Is(err, fs.ErrNotExist)
+	}
+	return err != nil && !errors.Is(err, fs.ErrNotExist)
+}
+
+// outsideWhat names what a symlink of d's must not leave.
+func outsideWhat(d Dir) string {
+	if d.Confine != "" {
+		return "workspace"
+	}
+	return "commands folder"
 }

@@ -74,7 +74,7 @@ func TestLoadLayersNamespacesAndWarnings(t *testing.T) {
 		"help.md: /help is a built-in command, which takes precedence",
 		filepath.Join(".rein", "commands", "review.md") + ": command /review shadows the one in " + filepath.Join(cfg, "commands", "review.md"),
 		filepath.Join(".claude", "commands", "review.md") + ": command /review shadows the one in " + filepath.Join(ws, ".rein", "commands", "review.md"),
-		"leak.md: cannot read it: path escapes from parent",
+		"leak.md: is a symbolic link leading outside the workspace; not read",
 	}
 	all := strings.Join(warnings, "\n")
 	for _, w := range wantWarnings {
