@@ -152,9 +152,9 @@ func statInstructions(root *os.Root, rootPath, name string, escapes error) (*ins
 		return nil, false, nil
 	case err != nil && escapes != nil && errors.Is(err, escapes):
 		return nil, false, fmt.Errorf("memory: refused %s: %w (a symlink points out of %s); remove the link or copy the file into the workspace",
-			filepath.ToSlash(name), ErrOutsideWorkspace, rootPath)
+			quoteIfOdd(filepath.ToSlash(name)), ErrOutsideWorkspace, quoteIfOdd(rootPath))
 	case err != nil:
-		return nil, false, fmt.Errorf("memory: cannot read %s in the workspace: %w", filepath.ToSlash(name), err)
+		return nil, false, fmt.Errorf("memory: cannot read %s in the workspace: %w", quoteIfOdd(filepath.ToSlash(name)), err)
 	case !fi.Mode().IsRegular():
 		return nil, false, nil
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/hooks"
 	"github.com/reinharness/rein/internal/frontmatter"
+	"github.com/reinharness/rein/internal/termsafe"
 )
 
 // Custom agents are markdown files in Claude Code's format:
@@ -57,13 +59,22 @@ type agentDef struct {
 
 var agentFileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
+// agentDir is one directory of agent files. A project directory has
+// confine set to the workspace: it and its files are read through the
+// workspace's os.Root, so a symlink leaving the workspace (the directory
+// itself, a folder above it, or one file) is refused with a warning. The
+// user's directory is the user's own and may link anywhere.
+type agentDir struct {
+	dir, layer, confine string
+}
+
 // agentDirs lists the directories agent files are read from, earliest
 // (most easily shadowed) first.
-func agentDirs(getenv func(string) string, workspace string) []struct{ dir, layer string } {
-	return []struct{ dir, layer string }{
-		{filepath.Join(filepath.Dir(config.UserConfigPath(getenv)), "agents"), "user"},
-		{filepath.Join(workspace, ".rein", "agents"), "project"},
-		{filepath.Join(workspace, ".claude", "agents"), "project"},
+func agentDirs(getenv func(string) string, workspace string) []agentDir {
+	return []agentDir{
+		{filepath.Join(filepath.Dir(config.UserConfigPath(getenv)), "agents"), "user", ""},
+		{filepath.Join(workspace, ".rein", "agents"), "project", workspace},
+		{filepath.Join(workspace, ".claude", "agents"), "project", workspace},
 	}
 }
 
@@ -75,37 +86,83 @@ func loadAgentDefs(getenv func(string) string, workspace string, toolNames []str
 	byName := map[string]int{}
 	var defs []agentDef
 	for _, d := range agentDirs(getenv, workspace) {
-		files, err := agentFiles(d.dir)
+		fsys, closeFS, err := d.open()
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warnings = append(warnings, err.Error())
+			}
+			continue
+		}
+		files, err := agentFiles(fsys, d.dir)
 		if err != nil {
 			warnings = append(warnings, err.Error())
 		}
-		for _, path := range files {
-			def, err := readAgentFile(path, toolNames)
+		for _, name := range files {
+			path := filepath.Join(d.dir, name)
+			def, err := readAgentFile(fsys, name, path, toolNames)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("agent file %s skipped: %v", path, err))
+				warnings = append(warnings, fmt.Sprintf("agent file %s skipped: %v", termsafe.Line(path), err))
 				continue
 			}
 			def.layer = d.layer
 			if i, dup := byName[def.Name]; dup {
-				warnings = append(warnings, fmt.Sprintf("agent %s in %s shadows the one in %s", def.Name, path, defs[i].path))
+				warnings = append(warnings, fmt.Sprintf("agent %s in %s shadows the one in %s", def.Name, termsafe.Line(path), termsafe.Line(defs[i].path)))
 				defs[i] = def
 				continue
 			}
 			byName[def.Name] = len(defs)
 			defs = append(defs, def)
 		}
+		closeFS()
 	}
 	return defs, warnings
 }
 
-// agentFiles lists the .md files of dir, sorted; a missing dir is none.
-func agentFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// errLeavesWorkspace is why a project agent file or directory is not read.
+var errLeavesWorkspace = errors.New("it is a symbolic link (or lies under one) leading outside the workspace; project agents must live inside it")
+
+// open returns the directory as a file system: the directory itself for
+// the user's, the workspace's root below it for a project's, so that
+// every open is confined to the workspace. A missing directory is
+// fs.ErrNotExist.
+func (d agentDir) open() (fs.FS, func(), error) {
+	if d.confine == "" {
+		if _, err := os.Stat(d.dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, err
+			}
+			return nil, nil, fmt.Errorf("agent directory %s not read: %v", termsafe.Line(d.dir), err)
+		}
+		return os.DirFS(d.dir), func() {}, nil
 	}
+	rel, err := filepath.Rel(d.confine, d.dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, nil, fmt.Errorf("agent directory %s is not inside the workspace", termsafe.Line(d.dir))
+	}
+	ws, err := os.OpenRoot(d.confine)
 	if err != nil {
-		return nil, fmt.Errorf("agent directory %s not read: %v", dir, err)
+		return nil, nil, fmt.Errorf("agent directory %s not read: %v", termsafe.Line(d.dir), err)
+	}
+	if _, err := ws.Stat(rel); err != nil {
+		ws.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("agent directory %s not read: %w", termsafe.Line(d.dir), errLeavesWorkspace)
+	}
+	sub, err := fs.Sub(ws.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	return sub, func() { ws.Close() }, nil
+}
+
+// agentFiles lists the .md files of fsys, sorted; dir names it in errors.
+func agentFiles(fsys fs.FS, dir string) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("agent directory %s not read: %v", termsafe.Line(dir), unwrapPathErr(err))
 	}
 	var out []string
 	for _, e := range entries {
@@ -113,16 +170,28 @@ func agentFiles(dir string) ([]string, error) {
 			continue
 		}
 		if len(out) == maxAgentFiles {
-			return out, fmt.Errorf("agent directory %s holds more than %d agent files; the rest are ignored", dir, maxAgentFiles)
+			return out, fmt.Errorf("agent directory %s holds more than %d agent files; the rest are ignored", termsafe.Line(dir), maxAgentFiles)
 		}
-		out = append(out, filepath.Join(dir, e.Name()))
+		out = append(out, e.Name())
 	}
 	return out, nil
 }
 
-// readAgentFile reads and checks one agent file. Its errors name the field.
-func readAgentFile(path string, toolNames []string) (agentDef, error) {
-	fi, err := os.Stat(path) // follows a symlink: the user put it there
+// readAgentFile reads and checks the agent file name of fsys (path for
+// messages). Its errors name the field.
+func readAgentFile(fsys fs.FS, name, path string, toolNames []string) (agentDef, error) {
+	f, err := fsys.Open(name) // follows a symlink, inside the workspace for a project's
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return agentDef{}, unwrapPathErr(err)
+		}
+		if fi, lerr := fs.Lstat(fsys, name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return agentDef{}, errLeavesWorkspace
+		}
+		return agentDef{}, unwrapPathErr(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return agentDef{}, err
 	}
@@ -132,11 +201,23 @@ func readAgentFile(path string, toolNames []string) (agentDef, error) {
 	if fi.Size() > maxAgentFileSize {
 		return agentDef{}, fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), maxAgentFileSize)
 	}
-	data, err := os.ReadFile(path)
+	data, err := io.ReadAll(io.LimitReader(f, maxAgentFileSize+1))
 	if err != nil {
 		return agentDef{}, err
 	}
+	if len(data) > maxAgentFileSize {
+		return agentDef{}, fmt.Errorf("over the limit of %d bytes", maxAgentFileSize)
+	}
 	return parseAgentFile(data, path, toolNames)
+}
+
+// unwrapPathErr drops a *fs.PathError's path, which the message names.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // parseAgentFile decodes an agent file's content.

@@ -90,10 +90,10 @@ func TestAgentFileHostile(t *testing.T) {
 	if err := os.WriteFile(big, []byte("---\nname: big\ndescription: x\n---\n"+strings.Repeat("a", maxAgentFileSize)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readAgentFile(big, nil); err == nil || !strings.Contains(err.Error(), "over the limit") {
+	if _, err := readAgentFile(os.DirFS(dir), "big.md", big, nil); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("a %d-byte file: %v", maxAgentFileSize, err)
 	}
-	if _, err := readAgentFile(dir, nil); err == nil {
+	if _, err := readAgentFile(os.DirFS(filepath.Dir(dir)), filepath.Base(dir), dir, nil); err == nil {
 		t.Error("a directory was read as an agent file")
 	}
 	for _, doc := range []string{"", "---", "---\n", "no front matter", "---\nname: a\n", "---\n- list\n---\n", "\x00\xff---\n"} {

@@ -100,8 +100,14 @@ func (a *App) loadInstructions(workspace string) string {
 		userDir = filepath.Dir(p)
 	}
 	text, _, err := memory.LoadInstructions(workspace, workDir, userDir, 0)
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap() // one warning per file
+	}
+	for _, err := range errs {
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		}
 	}
 	return text
 }
