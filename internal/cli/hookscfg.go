@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/hooks"
@@ -67,10 +69,18 @@ func loadHooks(cfg *config.Config, ws string) (hookSet, error) {
 			s.project.Add(c)
 		}
 	}
+	var refused []string
 	for _, name := range claudeSettingsFiles {
-		path := filepath.Join(ws, name)
-		data, err := readSettings(path)
+		data, err := readSettings(ws, name)
 		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var out *leadsOutError
+		if errors.As(err, &out) {
+			if !slices.Contains(refused, out.path) { // .claude itself: one warning
+				refused = append(refused, out.path)
+				s.warnings = append(s.warnings, fmt.Sprintf("%s: hooks not read: %v", out.path, err))
+			}
 			continue
 		}
 		if err != nil {
@@ -88,12 +98,24 @@ func loadHooks(cfg *config.Config, ws string) (hookSet, error) {
 	return s, nil
 }
 
-// readSettings reads a settings file of at most hooks.MaxSettingsBytes.
-// A symlink is followed: the file is only read, and what it says is
-// untrusted either way.
-func readSettings(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readSettings reads the settings file name of the workspace ws, of at
+// most hooks.MaxSettingsBytes, through the workspace's os.Root: a
+// symlink inside the workspace is followed, one leading out of it (the
+// file, or .claude itself) is refused, so a repository cannot make rein
+// read hooks from a file of its choosing elsewhere on the machine.
+func readSettings(ws, name string) ([]byte, error) {
+	root, err := os.OpenRoot(ws)
 	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			if p := linkOut(root, name); p != "" {
+				return nil, &leadsOutError{p}
+			}
+		}
 		return nil, err
 	}
 	defer f.Close()
@@ -112,4 +134,32 @@ func readSettings(path string) ([]byte, error) {
 		return nil, fmt.Errorf("more than %d bytes, more than a settings file may have", hooks.MaxSettingsBytes)
 	}
 	return data, nil
+}
+
+// leadsOutError reports a settings path of which path (the file, or a
+// folder above it) is a symbolic link leading outside the workspace.
+type leadsOutError struct{ path string }
+
+func (e *leadsOutError) Error() string {
+	return "it is a symbolic link leading outside the workspace; not read"
+}
+
+// linkOut returns the first element of name, from the top, that is a
+// symbolic link root cannot follow (it leads out), or "".
+func linkOut(root *os.Root, name string) string {
+	p := ""
+	for _, part := range strings.Split(filepath.ToSlash(name), "/") {
+		p = filepath.Join(p, part)
+		fi, err := root.Lstat(p)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := root.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
