@@ -151,6 +151,9 @@ func sourceRoot(src Source) (dirRoot, confine *os.Root, rel string, err error) {
 	}
 	dirRoot, err = confine.OpenRoot(rel)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && escapes(confine, rel) {
+			err = errSourceOutside
+		}
 		confine.Close()
 		return nil, nil, "", err
 	}
@@ -160,6 +163,10 @@ func sourceRoot(src Source) (dirRoot, confine *os.Root, rel string, err error) {
 func (c *Catalog) discover(src Source) {
 	dirRoot, confine, rel, err := sourceRoot(src)
 	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if errors.Is(err, errSourceOutside) {
+		c.problems = append(c.problems, Problem{Path: src.Dir, Skipped: true, Message: "is a symbolic link (or lies under one) leading outside the workspace; project skills must live inside it"})
 		return
 	}
 	if err != nil {
@@ -232,5 +239,9 @@ func (c *Catalog) loadEntry(src Source, dirRoot, confine *os.Root, rel, name str
 	}
 	c.add(s)
 }
+
+// errSourceOutside is a project skills folder that leads out of the
+// workspace.
+var errSourceOutside = errors.New("the skills folder leads outside the workspace")
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
