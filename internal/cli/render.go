@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/telemetry/redact"
 )
@@ -44,8 +45,13 @@ func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) rendere
 type textRenderer struct {
 	out, err io.Writer
 	ex       *explainer
-	// midLine is set while stdout holds text not yet ended by a newline.
+	// midLine is set while an answer is being streamed: stdout (or
+	// answer, which holds back what could be a split secret) holds text
+	// not yet ended by a newline.
 	midLine bool
+	answer  secret.Stream
+	// lastAnswer is the last answer text printed, for endLine.
+	lastAnswer string
 	// denied holds the calls whose denial was shown, so their result
 	// (which repeats the reason) is not shown again.
 	denied map[string]bool
@@ -70,12 +76,12 @@ func (r *textRenderer) event(ev agent.Event) {
 		if ev.Text == "" {
 			return
 		}
-		// The answer is redacted and escaped delta by delta (a secret or
-		// an escape sequence split across two deltas is not recognised
-		// whole; termsafe escapes each control character on its own, so
-		// no sequence survives either way).
-		io.WriteString(r.out, termsafe.Text(r.ex.scrub(ev.Text)))
-		r.midLine = !strings.HasSuffix(ev.Text, "\n")
+		// The answer is redacted line by line as it streams (a secret
+		// split across deltas, or wrapped over lines, is held back until
+		// it is whole; see secret.Stream), then escaped (termsafe escapes
+		// each control character on its own, so no sequence survives).
+		r.writeAnswer(r.answer.Write(ev.Text))
+		r.midLine = true
 	case agent.EventToolCall:
 		if ev.ToolCall == nil {
 			return
@@ -125,10 +131,23 @@ func (r *textRenderer) decision(d *agent.Decision) {
 // endLine ends a partial line of assistant text, so tool lines and the
 // shell prompt start on a line of their own.
 func (r *textRenderer) endLine() {
-	if r.midLine {
-		io.WriteString(r.out, "\n")
-		r.midLine = false
+	if !r.midLine {
+		return
 	}
+	r.writeAnswer(r.answer.Flush())
+	if r.lastAnswer != "" && !strings.HasSuffix(r.lastAnswer, "\n") {
+		io.WriteString(r.out, "\n")
+	}
+	r.midLine, r.lastAnswer = false, ""
+}
+
+// writeAnswer prints released answer text, remembering how it ended.
+func (r *textRenderer) writeAnswer(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(r.out, termsafe.Text(r.ex.scrub(s)))
+	r.lastAnswer = s
 }
 
 func (r *textRenderer) finish(_ *agent.Outcome, _ string) {

@@ -21,8 +21,8 @@ import (
 // has commands print a workspace .env holding two of them in every
 // encoding a tool prints — base64 wrapped at 76, openssl at 64, xxd -p at
 // 60, od, Python's quote() and quote_plus(), JavaScript's
-// encodeURIComponent — repeats them encoded in its arguments and its
-// answer, and runs env. No secret can be recovered (by reading or by
+// encodeURIComponent — repeats them encoded in its arguments and in its
+// answer (streamed in 7-byte deltas), and runs env. No secret can be recovered (by reading or by
 // decoding) from stdout, stderr, the event log, sessions.db's bytes,
 // `rein sessions show` or a diverging `rein replay`; and the credentials
 // only the environment holds (DB_PASS, SMTP_PASS, GITLAB_PAT, CI_JOB_JWT,
@@ -65,7 +65,14 @@ func TestBinarySecretsByClassNeverLeak(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"command": c})
 		steps = append(steps, sse(toolBody("c"+string(rune('a'+i)), "run_command", string(b))))
 	}
-	steps = append(steps, sse(textBody("Here is the key, encoded:\n"+wrapped+"\nand the password "+url.PathEscape(secrets["MY_APP_DB_PASSWORD"]))))
+	// The answer streams in 7-byte deltas, so every secret in it is split
+	// between deltas (and the base64 over lines).
+	answer := "Here is the key, encoded:\n" + wrapped + "\nand the password " + url.PathEscape(secrets["MY_APP_DB_PASSWORD"]) + " and " + key
+	var pieces []string
+	for len(answer) > 7 {
+		pieces, answer = append(pieces, answer[:7]), answer[7:]
+	}
+	steps = append(steps, sse(textBody(append(pieces, answer)...)))
 	srv := modeltest.NewServer(t, steps...)
 	stateDir := filepath.Join(e.home, "state")
 	p := e.start(t, "run", "--preset", "full", "--approve", "auto", "--state-dir", stateDir, "-e", srv.URL, "print the env file")

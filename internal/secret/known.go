@@ -13,6 +13,8 @@ import (
 type matcher struct {
 	bits  [1 << 10]uint64 // 1<<16 bits, by hash of a form's first four bytes
 	first map[uint32][]string
+	// longest is the length of the longest form.
+	longest int
 }
 
 func newMatcher(values []string) *matcher {
@@ -25,6 +27,7 @@ func newMatcher(values []string) *matcher {
 			}
 			h := hash(w)
 			m.bits[h>>6] |= 1 << (h & 63)
+			m.longest = max(m.longest, len(f))
 		}
 	}
 	for _, l := range m.first {
