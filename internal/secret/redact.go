@@ -8,6 +8,7 @@ package secret
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -16,8 +17,11 @@ import (
 const redacted = "[REDACTED]"
 
 // nameWords are the words (lower case) one of which every secret field
-// name in secretNames contains.
-var nameWords = []string{"key", "pass", "secret", "credential", "auth", "cookie", "session", "token"}
+// name in secretNames (and the header names beside it) contains: "passw"
+// for password and passwd, "authorization" for (proxy-)authorization.
+// They are as long as they can be, so that the PASS of every test run's
+// output, say, does not send it through the patterns.
+var nameWords = []string{"key", "passw", "secret", "credential", "authorization", "cookie", "session", "token"}
 
 // secretNames matches names of fields that hold secrets, in JSON keys,
 // headers, form fields and query parameters. It errs on the side of
@@ -34,11 +38,7 @@ const secretNames = `(?:[\w.\-]*(?:api[_\-]?key|apikey|password|passwd|secret|cr
 // needs lists words (lower case) of which a text must contain at least one
 // for the pattern to match at all: checking them first spares most texts
 // the regular expressions, which cost about a microsecond per 3 bytes.
-var redactions = []struct {
-	re    *regexp.Regexp
-	repl  string
-	needs []string
-}{
+var redactions = []rule{
 	// JSON string values of secret keys, also when the JSON is itself
 	// embedded (escaped) in a string: "api_key": "…", \"token\":\"…\".
 	{regexp.MustCompile(`(?i)(\\?"` + secretNames + `\\?"\s*:\s*\\?")(?:[^"\\]|\\[^"])*`), "${1}" + redacted, nameWords},
@@ -59,6 +59,13 @@ var redactions = []struct {
 	{regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}`), redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}`), redacted, []string{"xox"}},
 	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), redacted, []string{"akia", "asia"}},
+}
+
+// rule is one of redactions.
+type rule struct {
+	re    *regexp.Regexp
+	repl  string
+	needs []string
 }
 
 // MinLength is the shortest value Register accepts: shorter strings
@@ -115,12 +122,58 @@ func containsString(list []string, s string) bool {
 func Redact(s string) string {
 	s = redactKnown(s)
 	lower := strings.ToLower(s)
-	for _, r := range redactions {
-		if containsAny(lower, r.needs) {
-			s = r.re.ReplaceAllString(s, r.repl)
+	// Most rules need the same words: look for each once (found holds
+	// 0 for not yet, 1 for present, 2 for absent), again only after a
+	// rule changed the text.
+	var found [len(triggerWords)]uint8
+	for i, r := range redactions {
+		if !r.triggered(lower, ruleWords[i], &found) {
+			continue
+		}
+		if t := r.re.ReplaceAllString(s, r.repl); t != s {
+			s, lower, found = t, strings.ToLower(t), [len(triggerWords)]uint8{}
 		}
 	}
 	return s
+}
+
+// triggerWords are the distinct words of every rule's needs (24 today;
+// init panics past the array), and
+// ruleWords each rule's needs as indexes into it.
+var (
+	triggerWords [32]string
+	ruleWords    = func() [][]int {
+		n := 0
+		out := make([][]int, len(redactions))
+		for i, r := range redactions {
+			for _, w := range r.needs {
+				k := slices.Index(triggerWords[:n], w)
+				if k < 0 {
+					k, triggerWords[n] = n, w
+					n++
+				}
+				out[i] = append(out[i], k)
+			}
+		}
+		return out
+	}()
+)
+
+// triggered reports whether lower holds one of the words (indexes into
+// triggerWords), remembering in found what it looked for.
+func (r rule) triggered(lower string, words []int, found *[len(triggerWords)]uint8) bool {
+	for _, k := range words {
+		if found[k] == 0 {
+			found[k] = 2
+			if strings.Contains(lower, triggerWords[k]) {
+				found[k] = 1
+			}
+		}
+		if found[k] == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // RedactKnown replaces only the registered values (in all their forms),
