@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/workspace"
 )
@@ -21,6 +22,10 @@ type tuiRenderer struct {
 	// always carry the name), keys their idempotency keys, which the
 	// workspace journal tags their changes with.
 	names, keys map[string]string
+	// answer holds back the streamed answer (see secret.Stream);
+	// lastDelta is the last text delta, the template of a flushed one.
+	answer    secret.Stream
+	lastDelta agent.Event
 }
 
 // fileTools are the tools whose results show the diff of their changes.
@@ -28,6 +33,16 @@ var fileTools = map[string]bool{"write_file": true, "edit_file": true, "apply_pa
 
 func (r *tuiRenderer) event(ev agent.Event) {
 	ex := r.s.ex
+	if ev.Type == agent.EventTextDelta && ev.AgentPath == "" {
+		// Held back until a secret split across deltas is whole (see
+		// secret.Stream).
+		r.lastDelta, ev.Text = ev, r.answer.Write(ev.Text)
+		if ev.Text == "" {
+			return
+		}
+	} else {
+		r.flushAnswer()
+	}
 	ev.Text = ex.scrub(ev.Text)
 	if ev.ToolCall != nil {
 		c := *ev.ToolCall
@@ -64,7 +79,16 @@ func (r *tuiRenderer) event(ev agent.Event) {
 	r.f.send(tui.EventMsg{Event: ev, Diff: diff})
 }
 
-func (r *tuiRenderer) finish(*agent.Outcome, string) {}
+func (r *tuiRenderer) finish(*agent.Outcome, string) { r.flushAnswer() }
+
+// flushAnswer sends the answer text the stream held back.
+func (r *tuiRenderer) flushAnswer() {
+	if rest := r.answer.Flush(); rest != "" {
+		ev := r.lastDelta
+		ev.Text = r.s.ex.scrub(rest)
+		r.f.send(tui.EventMsg{Event: ev})
+	}
+}
 
 // maxCallDiff bounds the diff shown under one call's result.
 const maxCallDiff = 200
