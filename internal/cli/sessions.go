@@ -237,9 +237,9 @@ func showEvent(w io.Writer, ev agent.Event) {
 		}
 		switch ev.Message.Role {
 		case model.RoleUser:
-			fmt.Fprintf(w, "\n> %s\n", indent(ev.Message.Text()))
+			fmt.Fprintf(w, "\n> %s\n", indent(redact.String(ev.Message.Text())))
 		case model.RoleAssistant:
-			if t := ev.Message.Text(); t != "" {
+			if t := redact.String(ev.Message.Text()); t != "" {
 				fmt.Fprintf(w, "\n%s\n", t)
 			}
 		}
@@ -272,7 +272,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 			fmt.Fprintln(w, line)
 		}
 	case agent.EventError:
-		fmt.Fprintf(w, "  [error: %s]\n", termsafe.Line(oneLine(ev.Err)))
+		fmt.Fprintf(w, "  [error: %s]\n", termsafe.Line(oneLine(redact.String(ev.Err))))
 	}
 }
 
