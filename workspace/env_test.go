@@ -125,3 +125,40 @@ func TestScrubEnvByValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScrubEnv: whatever the entries, ScrubEnv keeps only entries it was
+// given, never one whose name is of a credential class (unless allowed
+// or known harmless) or whose value is a URL with a password, and
+// CredentialEnv returns only values (or URL passwords) it was given.
+func FuzzScrubEnv(f *testing.F) {
+	f.Add("DB_PASS=hunter2hunter2\nKEYBOARD=us\nPATH=/bin", "")
+	f.Add("GITLAB_PAT=glpat-1234567890\nx=postgres://u:p4ssw0rd@h/db", "GITLAB_PAT")
+	f.Add("CI_JOB_JWT=a.b.c\nGIT_AUTHOR_NAME=A\nA_AUTH_B=1", "")
+	f.Fuzz(func(t *testing.T, entries, allow string) {
+		env := strings.Split(entries, "\n")
+		got := ScrubEnv(env, []string{allow})
+		for _, kv := range got {
+			if !slices.Contains(env, kv) {
+				t.Fatalf("ScrubEnv made up %q", kv)
+			}
+			name, value, _ := strings.Cut(kv, "=")
+			up := strings.ToUpper(name)
+			if name == allow || slices.Contains(safeNames, up) {
+				continue
+			}
+			if secretName(up) && !harmlessName(up) || hasURLPassword(value) {
+				t.Fatalf("ScrubEnv kept the credential %q", kv)
+			}
+		}
+		var passwords []string
+		for _, kv := range env {
+			_, value, _ := strings.Cut(kv, "=")
+			passwords = append(passwords, urlPassword(strings.TrimSpace(value)))
+		}
+		for _, v := range CredentialEnv(env, 1) {
+			if !strings.Contains(entries, v) && !slices.Contains(passwords, v) {
+				t.Fatalf("CredentialEnv made up %q", v)
+			}
+		}
+	})
+}
