@@ -55,11 +55,12 @@ func authorWord(seg string) bool {
 // harmlessPrefixes and harmlessNames are names (upper case) that match a
 // credential word yet hold none: keyboard layouts, desktop sessions
 // (XDG_SESSION_ID is a number, not a login token), a terminal's session
-// id, a tokenizer setting. They are kept in the sandbox and not
-// registered as secrets; their values are still checked (secretValue).
+// id, a tokenizer setting, Go's private module patterns. They are kept in
+// the sandbox and not registered as secrets; their values are still
+// checked (secretValue).
 var (
 	harmlessPrefixes = []string{"KEYBOARD", "XKB_", "XDG_SESSION_", "GIT_AUTHOR_", "GIT_COMMITTER_"}
-	harmlessNames    = []string{"TERM_SESSION_ID", "DESKTOP_SESSION", "GDMSESSION", "TOKENIZERS_PARALLELISM", "XDG_CURRENT_DESKTOP"}
+	harmlessNames    = []string{"TERM_SESSION_ID", "DESKTOP_SESSION", "GDMSESSION", "TOKENIZERS_PARALLELISM", "XDG_CURRENT_DESKTOP", "GOPRIVATE"}
 )
 
 func harmlessName(up string) bool {
