@@ -225,15 +225,18 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 // calls' arguments, results, reasons, errors), as the session store
 // records it.
 //
-// Text deltas are redacted one at a time: a secret the model streams
-// split across two deltas is not recognised in either. The whole text is
-// redacted where it is kept (the assistant message, the outcome, the
-// store), and a model can only repeat a secret it was shown, which tool
-// results are redacted of in every output.
+// Text deltas go through a secret.Stream: a secret the model streams
+// split across deltas is held back until it is whole and redacted, so a
+// delta line may carry the text of several deltas, and comes before the
+// next other event at the latest.
 type streamRenderer struct {
 	w    io.Writer
 	ex   *explainer
 	memo *redact.Memo
+	// answer holds back streamed text; lastDelta is the last text delta,
+	// the template of a flushed one.
+	answer    secret.Stream
+	lastDelta agent.Event
 	// sc adds the fields beyond the agent event (see streamLine); nil
 	// adds none.
 	sc *streamContext
@@ -243,6 +246,27 @@ type streamRenderer struct {
 }
 
 func (r *streamRenderer) event(ev agent.Event) {
+	if ev.Type == agent.EventTextDelta && ev.AgentPath == "" {
+		r.lastDelta, ev.Text = ev, r.answer.Write(ev.Text)
+		if ev.Text == "" {
+			return
+		}
+	} else {
+		r.flushAnswer()
+	}
+	r.write(ev)
+}
+
+// flushAnswer writes the text the stream held back as one delta.
+func (r *streamRenderer) flushAnswer() {
+	if rest := r.answer.Flush(); rest != "" {
+		ev := r.lastDelta
+		ev.Text = rest
+		r.write(ev)
+	}
+}
+
+func (r *streamRenderer) write(ev agent.Event) {
 	ev = r.memo.Event(ev)
 	if ev.Err != "" {
 		ev.Err = r.ex.scrub(ev.Err)
@@ -257,6 +281,7 @@ func (r *streamRenderer) event(ev agent.Event) {
 // finish writes the held lines: the error event's "error" is the line
 // text output prints ("rein: …"), its "cause" the raw error.
 func (r *streamRenderer) finish(_ *agent.Outcome, problem string) {
+	r.flushAnswer()
 	for _, ev := range r.held {
 		l := r.sc.line(ev)
 		if ev.Type == agent.EventError && ev.AgentPath == "" && problem != "" {
