@@ -42,6 +42,10 @@ var redactions = []rule{
 	// JSON string values of secret keys, also when the JSON is itself
 	// embedded (escaped) in a string: "api_key": "…", \"token\":\"…\".
 	{regexp.MustCompile(`(?i)(\\?"` + secretNames + `\\?"\s*:\s*\\?")(?:[^"\\]|\\[^"])*`), "${1}" + redacted, nameWords},
+	// Short JSON keys that hold secrets only as whole keys ("pass",
+	// "pwd"; Docker's config.json "auth"): matched quoted, so prose
+	// ("--- PASS:", "author") is left alone.
+	{regexp.MustCompile(`(?i)(\\?"(?:pass|pwd|auth)\\?"\s*:\s*\\?")(?:[^"\\]|\\[^"])*`), "${1}" + redacted, []string{`pass"`, `pass\"`, `pwd"`, `pwd\"`, `auth"`, `auth\"`}},
 	// URL user info: https://user:pass@host.
 	{regexp.MustCompile(`(?i)([a-z][a-z0-9+.\-]*://)[^/\s:@]*:[^/\s@]*@`), "${1}" + redacted + "@", []string{"://"}},
 	// Query parameters that carry keys: ?key=…&token=….
@@ -137,11 +141,11 @@ func Redact(s string) string {
 	return s
 }
 
-// triggerWords are the distinct words of every rule's needs (24 today;
+// triggerWords are the distinct words of every rule's needs (30 today;
 // init panics past the array), and
 // ruleWords each rule's needs as indexes into it.
 var (
-	triggerWords [32]string
+	triggerWords [48]string
 	ruleWords    = func() [][]int {
 		n := 0
 		out := make([][]int, len(redactions))
