@@ -131,7 +131,7 @@ func Redact(s string) string {
 	// rule changed the text.
 	var found [len(triggerWords)]uint8
 	for i, r := range redactions {
-		if !r.triggered(lower, ruleWords[i], &found) {
+		if !triggered(lower, ruleWords[i], &found) {
 			continue
 		}
 		if t := r.re.ReplaceAllString(s, r.repl); t != s {
@@ -142,8 +142,8 @@ func Redact(s string) string {
 }
 
 // triggerWords are the distinct words of every rule's needs (30 today;
-// init panics past the array), and
-// ruleWords each rule's needs as indexes into it.
+// init panics past the array), and ruleWords each rule's needs as
+// indexes into it.
 var (
 	triggerWords [48]string
 	ruleWords    = func() [][]int {
@@ -165,7 +165,7 @@ var (
 
 // triggered reports whether lower holds one of the words (indexes into
 // triggerWords), remembering in found what it looked for.
-func (r rule) triggered(lower string, words []int, found *[len(triggerWords)]uint8) bool {
+func triggered(lower string, words []int, found *[len(triggerWords)]uint8) bool {
 	for _, k := range words {
 		if found[k] == 0 {
 			found[k] = 2
