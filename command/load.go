@@ -292,7 +292,7 @@ func openDir(d Dir) (dir, files *os.Root, prefix string, err error) {
 }
 
 // errOutside words a project folder that leads out of the workspace.
-var errOutside = errors.New("it is a symbolic link (or lies under one) leading outside the workspace; not read")
+var errOutside = errors.New("it is a symbolic link (or lies under one) leading outside the workspace; not read (copy the commands into the workspace)")
 
 // escapes reports whether rel is a symbolic link (or passes through
 // one) that leads out of root: it is there when its last link is not

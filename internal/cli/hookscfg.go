@@ -141,7 +141,7 @@ func readSettings(ws, name string) ([]byte, error) {
 type leadsOutError struct{ path string }
 
 func (e *leadsOutError) Error() string {
-	return "it is a symbolic link leading outside the workspace; not read"
+	return "it is a symbolic link leading outside the workspace; not read (copy the file into the workspace to use its hooks)"
 }
 
 // linkOut returns the first element of name, from the top, that is a
