@@ -225,18 +225,20 @@ func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
 // calls' arguments, results, reasons, errors), as the session store
 // records it.
 //
-// Text deltas go through a secret.Stream: a secret the model streams
-// split across deltas is held back until it is whole and redacted, so a
-// delta line may carry the text of several deltas, and comes before the
-// next other event at the latest.
+// Text deltas go through a secret.Stream per agent: a secret a model
+// streams split across deltas is held back until it is whole and
+// redacted, so a delta line may carry the text of several deltas, and
+// comes before the next other event at the latest.
 type streamRenderer struct {
 	w    io.Writer
 	ex   *explainer
 	memo *redact.Memo
-	// answer holds back streamed text; lastDelta is the last text delta,
-	// the template of a flushed one.
-	answer    secret.Stream
-	lastDelta agent.Event
+	// answers hold back streamed text, one per agent (by AgentPath);
+	// order is the agents in the order they first streamed, lastDelta
+	// each one's last text delta, the template of a flushed one.
+	answers   map[string]*secret.Stream
+	order     []string
+	lastDelta map[string]agent.Event
 	// sc adds the fields beyond the agent event (see streamLine); nil
 	// adds none.
 	sc *streamContext
@@ -246,23 +248,33 @@ type streamRenderer struct {
 }
 
 func (r *streamRenderer) event(ev agent.Event) {
-	if ev.Type == agent.EventTextDelta && ev.AgentPath == "" {
-		r.lastDelta, ev.Text = ev, r.answer.Write(ev.Text)
+	if ev.Type == agent.EventTextDelta {
+		a := r.answers[ev.AgentPath]
+		if a == nil {
+			if r.answers == nil {
+				r.answers, r.lastDelta = map[string]*secret.Stream{}, map[string]agent.Event{}
+			}
+			a = &secret.Stream{}
+			r.answers[ev.AgentPath], r.order = a, append(r.order, ev.AgentPath)
+		}
+		r.lastDelta[ev.AgentPath], ev.Text = ev, a.Write(ev.Text)
 		if ev.Text == "" {
 			return
 		}
 	} else {
-		r.flushAnswer()
+		r.flushAnswers()
 	}
 	r.write(ev)
 }
 
-// flushAnswer writes the text the stream held back as one delta.
-func (r *streamRenderer) flushAnswer() {
-	if rest := r.answer.Flush(); rest != "" {
-		ev := r.lastDelta
-		ev.Text = rest
-		r.write(ev)
+// flushAnswers writes the text each stream held back as one delta.
+func (r *streamRenderer) flushAnswers() {
+	for _, path := range r.order {
+		if rest := r.answers[path].Flush(); rest != "" {
+			ev := r.lastDelta[path]
+			ev.Text = rest
+			r.write(ev)
+		}
 	}
 }
 
@@ -281,7 +293,7 @@ func (r *streamRenderer) write(ev agent.Event) {
 // finish writes the held lines: the error event's "error" is the line
 // text output prints ("rein: …"), its "cause" the raw error.
 func (r *streamRenderer) finish(_ *agent.Outcome, problem string) {
-	r.flushAnswer()
+	r.flushAnswers()
 	for _, ev := range r.held {
 		l := r.sc.line(ev)
 		if ev.Type == agent.EventError && ev.AgentPath == "" && problem != "" {
