@@ -11,7 +11,7 @@ import (
 
 // forms returns the spellings in which a registered value v leaks, each
 // without whitespace (the matcher compares texts with their whitespace
-// taken out, so a wrapped spelling is caught too; see compact): v itself,
+// taken out, so a wrapped spelling is caught too; see spaceAt): v itself,
 // as it reads inside a JSON or Go string, base64 (standard and URL
 // alphabets, padded and raw), hexadecimal (lower and upper case) and
 // every URL encoding a common tool prints (see percentForms).
@@ -112,7 +112,7 @@ func unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
-// stripSpace returns s without the bytes compact removes.
+// stripSpace returns s without the whitespace the matcher skips.
 func stripSpace(s string) string {
 	if !hasSpace(s) {
 		return s

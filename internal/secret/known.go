@@ -46,19 +46,45 @@ func hash(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 // span is a match, [start, end) in the text searched.
 type span struct{ start, end int }
 
-// find appends to spans every registered form in s, leftmost first and,
-// at one position, longest first; matches do not overlap.
-func (m *matcher) find(s []byte, spans []span) []span {
-	for i := 0; i+4 <= len(s); i++ {
-		w := wordb(s, i)
+// find appends to spans every registered form in s, looked for in s
+// with its whitespace taken out (see spaceAt), so a form wrapped over
+// lines (base64 at 76 columns, xxd -p at 60) or split by spaces is found
+// too; a span runs from the match's first byte to its last, whitespace
+// inside included. Matches are leftmost and, at one position, longest;
+// they do not overlap.
+//
+// The scan keeps the last four bytes that are not whitespace as the
+// word the forms are indexed by, so it reads each byte once and copies
+// nothing.
+func (m *matcher) find(s string, spans []span) []span {
+	var (
+		w    uint32 // the last four kept bytes, the first in the low byte
+		pos  [4]int // their positions, by count&3
+		n    int    // bytes kept so far
+		next int    // a match may start here or later
+	)
+	for i := 0; i < len(s); i++ {
+		if spaceStart[s[i]] {
+			if k := spaceAt(s, i); k > 0 {
+				i += k - 1
+				continue
+			}
+		}
+		w = w>>8 | uint32(s[i])<<24
+		pos[n&3] = i
+		n++
+		if n < 4 {
+			continue
+		}
+		start := pos[n&3] // the oldest of the four: n&3 == (n-4)&3
 		h := hash(w)
-		if m.bits[h>>6]&(1<<(h&63)) == 0 {
+		if start < next || m.bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
 		for _, f := range m.first[w] {
-			if len(s)-i >= len(f) && string(s[i:i+len(f)]) == f {
-				spans = append(spans, span{i, i + len(f)})
-				i += len(f) - 1
+			if end := matchAt(s, start, f); end > 0 {
+				spans = append(spans, span{start, end})
+				next = end
 				break
 			}
 		}
@@ -66,34 +92,44 @@ func (m *matcher) find(s []byte, spans []span) []span {
 	return spans
 }
 
-func wordb(s []byte, i int) uint32 {
-	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+// matchAt returns the end of f in s from start, whitespace between its
+// bytes skipped, or 0 when f is not there.
+func matchAt(s string, start int, f string) int {
+	i := start
+	for j := 0; j < len(f); j++ {
+		for i < len(s) && spaceStart[s[i]] {
+			k := spaceAt(s, i)
+			if k == 0 {
+				break
+			}
+			i += k
+		}
+		if i >= len(s) || s[i] != f[j] {
+			return 0
+		}
+		i++
+	}
+	return i
 }
 
-// replace returns s with every registered form replaced by repl. The
-// forms are looked for in s with its whitespace taken out (see compact),
-// so a form wrapped over lines (base64 at 76 columns, xxd -p at 60) or
-// split by spaces is found too; a match is replaced with the whitespace
-// inside it, from its first byte to its last.
+// replace returns s with every registered form replaced by repl (see
+// find), whitespace inside a match included.
 func (m *matcher) replace(s, repl string) string {
 	if len(s) < MinLength {
 		return s
 	}
-	buf := scratch.Get().(*compacted)
-	defer scratch.Put(buf)
-	buf.compact(s)
-	buf.spans = m.find(buf.text, buf.spans[:0])
-	if len(buf.spans) == 0 {
+	var buf [8]span
+	spans := m.find(s, buf[:0])
+	if len(spans) == 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	last := 0
-	for _, sp := range buf.spans {
-		start, end := buf.orig(sp.start), buf.orig(sp.end-1)+1
-		b.WriteString(s[last:start])
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
 		b.WriteString(repl)
-		last = end
+		last = sp.end
 	}
 	b.WriteString(s[last:])
 	return b.String()

@@ -89,7 +89,7 @@ var known struct {
 // authorization header or `base64 .env`), hexadecimal and every common
 // URL encoding (Go, Python's quote and quote_plus, JavaScript's
 // encodeURIComponent and encodeURI, upper- or lower-case hex), each also
-// when wrapped over lines or split by spaces (see forms and compact).
+// when wrapped over lines or split by spaces (see forms and spaceAt).
 // Values shorter than MinLength are ignored. Safe for concurrent use;
 // registrations last for the life of the process.
 func Register(values ...string) {

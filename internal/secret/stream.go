@@ -54,22 +54,17 @@ func (s *Stream) Flush() string {
 // spans cut.
 func (m *matcher) safeCut(s string, cut int) int {
 	cut = min(cut, m.holdFrom(s))
-	buf := scratch.Get().(*compacted)
-	defer scratch.Put(buf)
-	buf.compact(s)
-	buf.spans = m.find(buf.text, buf.spans[:0])
-	for _, sp := range buf.spans {
-		start, end := buf.orig(sp.start), buf.orig(sp.end-1)+1
-		if start < cut && cut < end {
-			return start
+	for _, sp := range m.find(s, nil) {
+		if sp.start < cut && cut < sp.end {
+			return sp.start
 		}
 	}
 	return cut
 }
 
 // holdFrom returns where the shortest suffix of s holding longest-1
-// bytes that compact keeps starts: a form that the next piece completes
-// starts inside it. Bytes of an escape (\n) do not count.
+// bytes that are not whitespace starts: a form that the next piece
+// completes starts inside it. Bytes of an escape (\n) do not count.
 func (m *matcher) holdFrom(s string) int {
 	need := m.longest - 1
 	for i := len(s) - 1; i >= 0; i-- {

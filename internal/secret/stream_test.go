@@ -3,6 +3,7 @@ package secret
 import (
 	"encoding/base64"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,64 @@ func FuzzStream(f *testing.F) {
 		out.WriteString(s.Flush())
 		if got, want := out.String(), RedactKnown(text); got != want {
 			t.Fatalf("streamed %q, whole %q", got, want)
+		}
+	})
+}
+
+// replaceReference is matcher.replace written the slow, obvious way:
+// take the whitespace out, keeping each kept byte's position, and try
+// every form, longest first, at every position.
+func replaceReference(values []string, s, repl string) string {
+	var all []string
+	for _, v := range values {
+		all = append(all, forms(v)...)
+	}
+	slices.SortStableFunc(all, func(a, b string) int { return len(b) - len(a) })
+	var kept []byte
+	var at []int
+	for i := 0; i < len(s); i++ {
+		if k := spaceAt(s, i); k > 0 {
+			i += k - 1
+			continue
+		}
+		kept, at = append(kept, s[i]), append(at, i)
+	}
+	var out strings.Builder
+	last := 0
+	for i := 0; i < len(kept); i++ {
+		for _, f := range all {
+			if strings.HasPrefix(string(kept[i:]), f) {
+				out.WriteString(s[last:at[i]] + repl)
+				last = at[i+len(f)-1] + 1
+				i += len(f) - 1
+				break
+			}
+		}
+	}
+	if len(s) < MinLength {
+		return s
+	}
+	return out.String() + s[last:]
+}
+
+// FuzzMatcherReference: the matcher's one-pass scan gives what the
+// obvious search gives, on any text and any registered values.
+func FuzzMatcherReference(f *testing.F) {
+	f.Add("abcdefgh", "xx abc\ndefgh yy abcdefgh", "")
+	f.Add("hunter2hunter2", "aHVudGVy\nMmh1bnRlcjI=", "p@ss word")
+	f.Add("k3y-value", `{"a":"k3y-\nvalue"} k3y\\nvalue`, "k3y-valu")
+	f.Fuzz(func(t *testing.T, v1, s, v2 string) {
+		var values []string
+		for _, v := range []string{v1, v2} {
+			if len(v) >= MinLength && len(v) < 64 {
+				values = append(values, v)
+			}
+		}
+		if len(values) == 0 || len(s) > 2048 {
+			return
+		}
+		if got, want := newMatcher(values).replace(s, "#"), replaceReference(values, s, "#"); got != want {
+			t.Fatalf("values %q, text %q:\nmatcher   %q\nreference %q", values, s, got, want)
 		}
 	})
 }
