@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/modeltest"
+	"github.com/reinharness/rein/session"
 )
 
 // TestBinarySecretsByClassNeverLeak is the attack on the real binary
@@ -197,4 +201,49 @@ func recoverableFrom(text, secret string) string {
 		}
 	}
 	return ""
+}
+
+// TestBinarySessionsShowRedactsOldRecordings: a session recorded while a
+// credential was not known (by an older rein, or with another
+// environment) holds it raw; `rein sessions show` with the credential in
+// its environment does not print it.
+func TestBinarySessionsShowRedactsOldRecordings(t *testing.T) {
+	const pass = "old-dbpass-Zq8x2Lw9Vn4Bc"
+	e := newEnv(t)
+	stateDir := filepath.Join(e.home, "state")
+	ctx := context.Background()
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(stateDir, session.DatabaseFile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := store.Create(ctx, session.Info{Workspace: e.workspace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := store.Journal(ctx, info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := model.UserText("connect with " + pass)
+	answer := model.Message{Role: model.RoleAssistant, Parts: []model.Part{{Text: "I used " + base64.StdEncoding.EncodeToString([]byte("DB_PASS="+pass))}}}
+	for _, ev := range []agent.Event{{Type: agent.EventSessionStarted}, {Type: agent.EventMessage, Message: &user}, {Type: agent.EventMessage, Message: &answer}} {
+		ev.RunID = info.ID
+		if err := j.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	store.Close()
+	if data, _ := os.ReadFile(filepath.Join(stateDir, session.DatabaseFile)); !strings.Contains(string(data), pass) {
+		t.Fatal("the recording does not hold the password raw; the test lost its point")
+	}
+	e.vars["DB_PASS"] = pass
+	show := e.start(t, "sessions", "show", "--state-dir", stateDir, info.ID)
+	show.stdin.Close()
+	if code := show.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("sessions show: exit %d\n%s%s", code, show.stdout, show.stderr)
+	}
+	if how := recoverableFrom(show.stdout.String(), pass); how != "" || !strings.Contains(show.stdout.String(), "[REDACTED]") {
+		t.Errorf("sessions show: %s recovers the password:\n%s", how, show.stdout)
+	}
 }

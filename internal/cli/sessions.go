@@ -22,6 +22,7 @@ import (
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
 	"github.com/reinharness/rein/telemetry/redact"
+	"github.com/reinharness/rein/workspace"
 )
 
 // NewSessionsCommand returns `rein sessions list|show ID|rm ID…`, which
@@ -62,6 +63,9 @@ func (c *sessionsCmd) open(ctx context.Context) (store *session.SQLite, dir stri
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, dir, false, nil
 	}
+	// A session recorded with other credentials (or by an older rein)
+	// is shown redacted of the environment's too.
+	redact.Register(workspace.CredentialEnv(c.app.environ(), minEnvSecret)...)
 	store, err = session.Open(ctx, session.Config{Path: path})
 	if err != nil {
 		return nil, dir, false, err
