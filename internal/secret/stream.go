@@ -10,10 +10,12 @@ const maxPending = 64 << 10
 // model streams delta by delta, where a secret (or its base64, wrapped
 // over lines) may be split between two pieces and redacting each piece
 // alone would print it. Write returns what can be printed now: whole
-// lines only (the patterns end at a line's end), less the end of the
-// last one that could still be the start of a registered value's form,
-// and never half of a form. Flush returns the rest. Output lags the
-// input by up to a line and the length of the longest form.
+// lines only (the patterns end at a line's end) — or, while the
+// unfinished line holds no word a pattern needs, whole words —, less the
+// end that could still be the start of a registered value's form, and
+// never half of a form. Flush returns the rest. Output lags the input by
+// a word (a line where a pattern may match) and the length of the
+// longest form.
 //
 // A Stream is not safe for concurrent use.
 type Stream struct {
@@ -25,6 +27,13 @@ type Stream struct {
 func (s *Stream) Write(piece string) string {
 	s.pending += piece
 	cut := strings.LastIndexByte(s.pending, '\n') + 1
+	if tail := s.pending[cut:]; !mayStartPattern(tail) {
+		// No rule's word is on the unfinished line, so no pattern can
+		// match across its end: release it up to its last word, which
+		// the next piece may still extend into one. This keeps an
+		// answer streaming word by word instead of line by line.
+		cut += strings.LastIndexAny(tail, " \t") + 1
+	}
 	if len(s.pending) > maxPending {
 		cut = len(s.pending)
 	}
@@ -40,6 +49,19 @@ func (s *Stream) Write(piece string) string {
 	out := Redact(s.pending[:cut])
 	s.pending = s.pending[cut:]
 	return out
+}
+
+// mayStartPattern reports whether line holds a word some pattern rule
+// needs (a key such as "password" or "bearer", a "://"), so a match may
+// still be completed by the next piece.
+func mayStartPattern(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range triggerWords {
+		if w != "" && strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Flush returns what Write held back, redacted, and empties the stream.

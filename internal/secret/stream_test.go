@@ -147,3 +147,67 @@ func FuzzMatcherReference(f *testing.F) {
 		}
 	})
 }
+
+// TestStreamSplitPatterns streams lines where a pattern (not a registered
+// value) matches — header, bearer, JSON key, URL credentials, query
+// parameter, well-known key shapes — cut into random pieces: the output
+// equals Redact of the whole text, though unfinished lines without a
+// pattern's word are released word by word.
+func TestStreamSplitPatterns(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 5))
+	lines := []string{
+		"curl -H 'Authorization: Bearer abcdefghijklmnopqrstuv' https://api.example",
+		`the config says {"password": "hunter2hunter2", "user": "bob"} there`,
+		"clone https://bob:s3cretpassw0rd@git.example/repo.git now",
+		"open https://example.com/cb?token=abcdef0123456789&x=1 please",
+		"the key is sk-proj0123456789abcdefXYZ and more text",
+		"use ghp_0123456789abcdefghijABCDEFGHIJ for the push",
+		"AWS key AKIAIOSFODNN7EXAMPLE was printed",
+		"x-api-key: 0123456789abcdef0123 sent",
+		"nothing secret here, just words flowing by one after another",
+	}
+	for _, line := range lines {
+		for _, text := range []string{line, line + "\n", "lead words then " + line + " tail\nnext line"} {
+			for _, maxPiece := range []int{1, 2, 5, 13} {
+				var out strings.Builder
+				var s Stream
+				for rest := text; rest != ""; {
+					n := min(len(rest), 1+r.IntN(maxPiece))
+					out.WriteString(s.Write(rest[:n]))
+					rest = rest[n:]
+				}
+				out.WriteString(s.Flush())
+				if got, want := out.String(), Redact(text); got != want {
+					t.Fatalf("pieces of up to %d: streamed\n%q\nwhole\n%q", maxPiece, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestStreamReleasesWords: an unfinished line with no pattern's word is
+// released up to its last word (less the window a registered value's
+// form could still need), so an answer streams word by word; one with a
+// pattern's word is held to its end.
+func TestStreamReleasesWords(t *testing.T) {
+	var s Stream
+	words := strings.Repeat("flowing words of an answer ", 100) // no line break
+	var got string
+	for i := 0; i < len(words); i += 7 {
+		got += s.Write(words[i:min(i+7, len(words))])
+	}
+	if got == "" || !strings.HasSuffix(got, " ") || !strings.HasPrefix(words, got) {
+		t.Fatalf("released %d bytes of an unfinished line (%q…): want whole words", len(got), got[:min(len(got), 40)])
+	}
+	if rest := s.Flush(); got+rest != words {
+		t.Errorf("released and flushed text differ from the input")
+	}
+	var p Stream
+	line := "and here is the password " + words
+	if got := p.Write(line); got != "" {
+		t.Errorf("Write released %d bytes of a line holding a pattern's word", len(got))
+	}
+	if got := p.Write("\n"); !strings.HasPrefix(got, "and here is the password") {
+		t.Errorf("the finished line was not released: %q", got[:min(len(got), 40)])
+	}
+}
