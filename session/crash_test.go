@@ -127,10 +127,21 @@ func slowMarker(path string) tool.Tool {
 	}, tool.WithEffects(tool.Effects{WritesFiles: true}), tool.WithTimeout(2*time.Minute))
 }
 
+// TestCrashMidToolCallThenContinue kills the harness while a call runs
+// and resumes it in a fresh process, with unique call ids and with the
+// ids a llama.cpp-style server sends (call_0 every turn): either way the
+// finished call runs once, the interrupted one never again, and the model
+// is told it was interrupted.
 func TestCrashMidToolCallThenContinue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs child processes")
 	}
+	for _, ids := range [][3]string{{"c1", "c2", "c3"}, {"call_0", "call_0", "call_0"}} {
+		t.Run(ids[0]+"-"+ids[1], func(t *testing.T) { crashMidCallThenContinue(t, ids) })
+	}
+}
+
+func crashMidCallThenContinue(t *testing.T, ids [3]string) {
 	dir := t.TempDir()
 	env := []string{
 		"CRASH_DB=" + filepath.Join(dir, "state", session.DatabaseFile),
@@ -138,10 +149,10 @@ func TestCrashMidToolCallThenContinue(t *testing.T) {
 		"CRASH_MARKER=" + filepath.Join(dir, "marker"),
 	}
 	srv := modeltest.NewServer(t,
-		sse(toolCallBody("c1", "mark", `{"n":"fast"}`)),
-		sse(toolCallBody("c2", "mark", `{"n":"slow"}`)),
+		sse(toolCallBody(ids[0], "mark", `{"n":"fast"}`)),
+		sse(toolCallBody(ids[1], "mark", `{"n":"slow"}`)),
 		// After the resume:
-		sse(toolCallBody("c3", "mark", `{"n":"after"}`)),
+		sse(toolCallBody(ids[2], "mark", `{"n":"after"}`)),
 		sse(textBody("all marked")),
 	)
 	env = append(env, "CRASH_MODEL="+srv.URL)
@@ -170,16 +181,16 @@ func TestCrashMidToolCallThenContinue(t *testing.T) {
 	}
 
 	// The model was told: the first request after the resume carries the
-	// interrupted result for c2, and c1's real result before it.
+	// fast call's real result, then the interrupted result for the slow
+	// one.
 	reqs := srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("the model got %d requests, want 4", len(reqs))
 	}
-	results := toolResultsIn(t, reqs[2].Body)
 	// (Chat Completions has no is_error flag: failed results carry an
 	// "Error: " mark on the wire.)
-	wantResults := map[string]string{"c1": "marked fast", "c2": "Error: " + session.InterruptedRunning}
-	if diff := cmp.Diff(wantResults, results); diff != "" {
+	wantResults := []wireResult{{ids[0], "marked fast"}, {ids[1], "Error: " + session.InterruptedRunning}}
+	if diff := cmp.Diff(wantResults, toolResultList(t, reqs[2].Body)); diff != "" {
 		t.Errorf("tool results in the first request after the resume (-want +got):\n%s", diff)
 	}
 }
@@ -226,9 +237,12 @@ func waitForFile(t *testing.T, path, content string) {
 	}
 }
 
-// toolResultsIn maps call ids to the tool-result contents of an OpenAI
-// chat request body.
-func toolResultsIn(t *testing.T, body []byte) map[string]string {
+// wireResult is one tool message of an OpenAI chat request.
+type wireResult struct{ ID, Content string }
+
+// toolResultList lists the tool messages of an OpenAI chat request body
+// in order: ids a server reused appear once per message.
+func toolResultList(t *testing.T, body []byte) []wireResult {
 	t.Helper()
 	var req struct {
 		Messages []struct {
@@ -240,10 +254,10 @@ func toolResultsIn(t *testing.T, body []byte) map[string]string {
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("request body: %v\n%s", err, body)
 	}
-	out := map[string]string{}
+	var out []wireResult
 	for _, m := range req.Messages {
 		if m.Role == "tool" {
-			out[m.ToolCallID] = fmt.Sprint(m.Content)
+			out = append(out, wireResult{m.ToolCallID, fmt.Sprint(m.Content)})
 		}
 	}
 	return out

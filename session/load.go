@@ -108,23 +108,44 @@ func (s *SQLite) Events(ctx context.Context, id string) iter.Seq2[Record, error]
 }
 
 // rebuilder folds a session's events into a Snapshot.
+//
+// A call's identity in the journal is the assistant message that made it
+// and its id within that message, never its id alone: servers that name
+// every call call_0 each turn (llama.cpp's templates do) reuse ids across
+// turns, and the agent makes ids unique only within one message
+// (sanitizeAssistant). The journal's order gives that identity for free —
+// every tool.call, tool.decision and tool.result event follows the
+// assistant message of its call and precedes the next one — so the
+// rebuilder keeps the state of one message's calls at a time (a turn) and
+// starts afresh at each assistant message. Stores written before this
+// rule resume the same way: nothing in the schema changed.
 type rebuilder struct {
-	snap     *Snapshot
+	snap *Snapshot
+	turn turnCalls
+}
+
+// turnCalls is the state of the calls of one assistant message.
+type turnCalls struct {
 	order    []model.ToolCall // started calls, in order
+	started  map[string]bool
 	results  map[string]model.ToolResult
 	answered map[string]bool // has a result part in a tool message
+	denied   map[string]bool
+}
+
+func newTurn() turnCalls {
+	return turnCalls{
+		started:  map[string]bool{},
+		results:  map[string]model.ToolResult{},
+		answered: map[string]bool{},
+		denied:   map[string]bool{},
+	}
 }
 
 func newRebuilder(info Info) *rebuilder {
 	return &rebuilder{
-		snap: &Snapshot{
-			Info:    info,
-			Results: map[string]model.ToolResult{},
-			Denied:  map[string]bool{},
-			Started: map[string]bool{},
-		},
-		results:  map[string]model.ToolResult{},
-		answered: map[string]bool{},
+		snap: &Snapshot{Info: info, Results: map[string]model.ToolResult{}, Denied: map[string]bool{}},
+		turn: newTurn(),
 	}
 }
 
@@ -136,25 +157,32 @@ func (b *rebuilder) add(ev agent.Event) {
 		b.addChild(ev)
 		return
 	}
+	t := &b.turn
 	switch ev.Type {
 	case agent.EventMessage:
 		if ev.Message == nil {
 			return
 		}
 		s.Messages = append(s.Messages, *ev.Message)
-		if ev.Message.Role == model.RoleTool {
+		switch ev.Message.Role {
+		case model.RoleAssistant:
+			b.closeTurn()
+		case model.RoleTool:
 			for _, r := range ev.Message.ToolResultParts() {
-				b.answered[r.CallID] = true
+				t.answered[r.CallID] = true
 			}
 		}
 	case agent.EventToolCall:
-		if ev.ToolCall != nil && !s.Started[ev.ToolCall.ID] {
-			s.Started[ev.ToolCall.ID] = true
-			b.order = append(b.order, *ev.ToolCall)
+		if c := ev.ToolCall; c != nil && !t.started[c.ID] {
+			t.started[c.ID] = true
+			t.order = append(t.order, *c)
+			// A task call reusing an earlier turn's id starts a new
+			// sub-agent tree: the old tree's calls are not this one's.
+			delete(s.Children, c.ID)
 		}
 	case agent.EventToolDecision:
 		if ev.Decision != nil && ev.Decision.Action == "deny" {
-			s.Denied[ev.Decision.CallID] = true
+			t.denied[ev.Decision.CallID] = true
 		}
 	case agent.EventCompaction:
 		if ev.Compaction != nil && ev.Compaction.Summary != "" {
@@ -164,36 +192,51 @@ func (b *rebuilder) add(ev agent.Event) {
 		// The last plan wins; an empty one (no "plan" field) clears it.
 		s.Plan = ev.Plan
 	case agent.EventToolResult:
-		if ev.ToolResult != nil {
-			if _, dup := b.results[ev.ToolResult.CallID]; !dup {
-				s.Finished = append(s.Finished, ev.ToolResult.CallID)
+		if r := ev.ToolResult; r != nil {
+			if _, dup := t.results[r.CallID]; !dup {
+				s.Finished = append(s.Finished, r.CallID)
 			}
-			b.results[ev.ToolResult.CallID] = *ev.ToolResult
+			t.results[r.CallID] = *r
 		}
 	}
 }
 
+// closeTurn ends the current assistant message's calls: those started
+// without a result are in flight (they may have run), and the next
+// message's calls start from nothing.
+func (b *rebuilder) closeTurn() {
+	t := &b.turn
+	for _, c := range t.order {
+		if _, done := t.results[c.ID]; !done && !t.answered[c.ID] {
+			b.snap.InFlight = append(b.snap.InFlight, c)
+		}
+	}
+	b.turn = newTurn()
+}
+
 // finish computes the calls in flight and those the conversation still
-// owes a result.
+// owes a result. Only the last assistant message can owe any: an earlier
+// one was followed by its tool message (the agent records one whatever
+// happened, and Resume adds it after a crash).
 func (b *rebuilder) finish() *Snapshot {
 	s := b.snap
-	for _, c := range b.order {
-		if _, done := b.results[c.ID]; !done && !b.answered[c.ID] {
+	t := b.turn
+	s.Started = t.started
+	for _, c := range t.order {
+		if _, done := t.results[c.ID]; !done && !t.answered[c.ID] {
 			s.InFlight = append(s.InFlight, c)
 		}
 	}
-	denied := s.Denied
-	s.Denied = map[string]bool{}
 	if n := len(s.Messages); n > 0 && s.Messages[n-1].Role == model.RoleAssistant {
 		for _, c := range s.Messages[n-1].ToolCalls() {
-			if b.answered[c.ID] {
+			if t.answered[c.ID] {
 				continue
 			}
 			s.Unanswered = append(s.Unanswered, c)
-			if r, ok := b.results[c.ID]; ok {
+			if r, ok := t.results[c.ID]; ok {
 				s.Results[c.ID] = r
 			}
-			if denied[c.ID] {
+			if t.denied[c.ID] {
 				s.Denied[c.ID] = true
 			}
 		}

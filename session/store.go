@@ -127,7 +127,8 @@ type Snapshot struct {
 	// Messages is the conversation: every message event, in order.
 	Messages []model.Message
 	// Finished lists the ids of calls whose result was recorded, in
-	// order of their results.
+	// order of their results; an id a server reused appears once per
+	// call.
 	Finished []string
 	// InFlight lists the calls that were journaled as started (tool.call)
 	// without a recorded result: they may have run, partly or fully.
@@ -143,7 +144,10 @@ type Snapshot struct {
 	// Denied holds the ids of Unanswered calls the policy denied: they
 	// never ran.
 	Denied map[string]bool
-	// Started holds the ids of calls journaled as started (tool.call).
+	// Started holds the ids of the last assistant message's calls that
+	// were journaled as started (tool.call). Like Results and Denied it
+	// is keyed by the provider's id, which is unique within one message
+	// but not across a session (see rebuilder).
 	Started map[string]bool
 	// Summaries holds, in order, the compactions that carried a new
 	// summary: a Summarize strategy restores them so a resumed session

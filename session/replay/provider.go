@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reinharness/rein/model"
 )
@@ -20,6 +21,8 @@ type recordedProvider struct {
 	mu   sync.Mutex
 	msgs []model.Message
 	next int
+	// served counts the answers given, for the replayer (nil: none).
+	served *atomic.Int64
 }
 
 func (p *recordedProvider) take() (model.Message, bool) {
@@ -30,6 +33,9 @@ func (p *recordedProvider) take() (model.Message, bool) {
 	}
 	m := p.msgs[p.next]
 	p.next++
+	if p.served != nil {
+		p.served.Add(1)
+	}
 	return m, true
 }
 

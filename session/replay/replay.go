@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -96,12 +97,22 @@ func (d *Divergence) String() string {
 
 // recording is what Run needs from a stored session.
 type recording struct {
-	segments  [][]model.Message // recorded assistant answers, per run
-	inputs    []string          // each run's input ("" for a resumed run)
-	results   map[string]model.ToolResult
-	decisions map[string]agent.Decision
-	index     map[string]int // call id → position among the calls, from 1
-	calls     map[string]model.ToolCall
+	segments [][]model.Message // recorded assistant answers, per run
+	inputs   []string          // each run's input ("" for a resumed run)
+	// The calls, by callKey: a call is known by the answer that made it
+	// and its id, because servers reuse ids across turns (call_0 every
+	// turn).
+	results   map[callKey]model.ToolResult
+	decisions map[callKey]agent.Decision
+	index     map[callKey]int // position among the calls, from 1
+	calls     map[callKey]model.ToolCall
+}
+
+// callKey identifies a recorded call: the recorded answer that made it
+// (counted across the session's runs, from 1) and its id in that answer.
+type callKey struct {
+	answer int
+	id     string
 }
 
 // Run replays cfg.Session and reports the first divergence. An error
@@ -138,17 +149,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // its first answer.
 func load(ctx context.Context, store session.Store, id string) (*recording, error) {
 	rec := &recording{
-		results:   map[string]model.ToolResult{},
-		decisions: map[string]agent.Decision{},
-		index:     map[string]int{},
-		calls:     map[string]model.ToolCall{},
+		results:   map[callKey]model.ToolResult{},
+		decisions: map[callKey]agent.Decision{},
+		index:     map[callKey]int{},
+		calls:     map[callKey]model.ToolCall{},
 	}
 	inRun, answered := false, false
+	answer := 0 // the recorded answers so far
 	for r, err := range store.Events(ctx, id) {
 		if err != nil {
 			return nil, err
 		}
 		ev := r.Event
+		if ev.AgentPath != "" {
+			continue // a sub-agent's: the replayed run makes its own
+		}
 		switch ev.Type {
 		case agent.EventSessionStarted:
 			rec.segments = append(rec.segments, nil)
@@ -169,22 +184,24 @@ func load(ctx context.Context, store session.Store, id string) (*recording, erro
 			case model.RoleAssistant:
 				rec.segments[last] = append(rec.segments[last], *ev.Message)
 				answered = true
+				answer++
 			}
 		case agent.EventToolCall:
 			if c := ev.ToolCall; c != nil {
-				if _, seen := rec.index[c.ID]; !seen {
-					rec.index[c.ID] = len(rec.index) + 1
-					rec.calls[c.ID] = *c
+				k := callKey{answer, c.ID}
+				if _, seen := rec.index[k]; !seen {
+					rec.index[k] = len(rec.index) + 1
+					rec.calls[k] = *c
 				}
 			}
 		case agent.EventToolDecision:
 			if d := ev.Decision; d != nil {
-				rec.decisions[d.CallID] = *d
+				rec.decisions[callKey{answer, d.CallID}] = *d
 			}
 		case agent.EventToolResult:
 			if res := ev.ToolResult; res != nil {
-				if _, seen := rec.results[res.CallID]; !seen {
-					rec.results[res.CallID] = *res
+				if k := (callKey{answer, res.CallID}); !hasKey(rec.results, k) {
+					rec.results[k] = *res
 				}
 			}
 		}
@@ -200,6 +217,14 @@ type replayer struct {
 	cfg    Config
 	rec    *recording
 	report *Report
+	// served counts the recorded answers played so far, across runs:
+	// the answer a replayed call belongs to (see callKey).
+	served atomic.Int64
+}
+
+func hasKey[V any](m map[callKey]V, k callKey) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // runSegment replays one recorded run: the agent loop with the recorded
@@ -208,11 +233,11 @@ func (rp *replayer) runSegment(ctx context.Context, conv *agent.Conversation, in
 	if len(answers) == 0 {
 		return nil // the run ended before the model answered
 	}
-	prov := &recordedProvider{msgs: answers}
+	prov := &recordedProvider{msgs: answers, served: &rp.served}
 	a, err := agent.New(agent.Config{
 		Provider:              prov,
 		Tools:                 rp.cfg.Tools,
-		Policy:                recordedPolicy{rec: rp.rec, inner: rp.cfg.Policy},
+		Policy:                recordedPolicy{rec: rp.rec, inner: rp.cfg.Policy, served: &rp.served},
 		MaxSteps:              len(answers) + 1,
 		MaxConsecutiveDenials: 1 << 20,
 		RepeatLimit:           1 << 20,
@@ -254,7 +279,8 @@ func (rp *replayer) runSegment(ctx context.Context, conv *agent.Conversation, in
 // compare checks a replayed result against the recording and reports
 // whether it diverged.
 func (rp *replayer) compare(got model.ToolResult) bool {
-	want, ok := rp.rec.results[got.CallID]
+	k := callKey{int(rp.served.Load()), got.CallID}
+	want, ok := rp.rec.results[k]
 	if !ok || (want.IsError && strings.HasPrefix(want.Content, "interrupted:")) {
 		rp.report.Skipped++
 		return false
@@ -270,9 +296,9 @@ func (rp *replayer) compare(got model.ToolResult) bool {
 	if want.Content == got.Content && want.IsError == got.IsError {
 		return false
 	}
-	c := rp.rec.calls[got.CallID]
+	c := rp.rec.calls[k]
 	rp.report.Divergence = &Divergence{
-		Index: rp.rec.index[got.CallID], CallID: got.CallID, Tool: got.Name, Args: c.Args,
+		Index: rp.rec.index[k], CallID: got.CallID, Tool: got.Name, Args: c.Args,
 		Recorded: want, Replayed: got,
 		Diff: workspace.UnifiedDiff("recorded", "replayed", []byte(want.Content), []byte(got.Content)),
 	}
@@ -281,8 +307,9 @@ func (rp *replayer) compare(got model.ToolResult) bool {
 
 // recordedPolicy decides every call as it was decided when recorded.
 type recordedPolicy struct {
-	rec   *recording
-	inner policy.Decider
+	rec    *recording
+	inner  policy.Decider
+	served *atomic.Int64 // the replayer's
 }
 
 // Decide implements policy.Decider.
@@ -292,7 +319,7 @@ func (p recordedPolicy) Decide(ctx context.Context, c policy.Call) policy.Decisi
 			return d
 		}
 	}
-	d, ok := p.rec.decisions[c.ID]
+	d, ok := p.rec.decisions[callKey{int(p.served.Load()), c.ID}]
 	switch {
 	case !ok:
 		return policy.Decision{Action: policy.Deny, Reason: "no decision was recorded for this call", Rule: "replay"}

@@ -332,3 +332,34 @@ func TestScratchCopiesTheTree(t *testing.T) {
 		t.Errorf("Scratch with a cancelled context: %v", err)
 	}
 }
+
+// TestReplayReusedCallIDs: a recording from a server that names every
+// call call_0 replays call by call: each replayed result is compared with
+// its own turn's recorded one, not with the first call_0's.
+func TestReplayReusedCallIDs(t *testing.T) {
+	reused := []modeltest.Turn{
+		modeltest.ToolCalls(fcall("call_0", "cat", "notes.txt", "")),
+		modeltest.ToolCalls(fcall("call_0", "add", "notes.txt", "line two\n")),
+		modeltest.ToolCalls(fcall("call_0", "cat", "notes.txt", "")),
+		modeltest.ToolCalls(fcall("call_0", "add", "locked.txt", "x")),
+		modeltest.Text("done"),
+	}
+	ws := workspace(t, map[string]string{"notes.txt": "line one\n"})
+	store, id := record(t, ws, reused...)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("line one\n"), 0o644)
+	rep := replayIn(t, store, id, ws)
+	if rep.Divergence != nil {
+		t.Fatalf("divergence in an identical replay:\n%s", rep.Divergence)
+	}
+	if rep.Compared != 4 {
+		t.Errorf("compared %d, want 4", rep.Compared)
+	}
+
+	// A changed workspace diverges at the first call, named by its
+	// position.
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("line 1\n"), 0o644)
+	rep = replayIn(t, store, id, ws)
+	if d := rep.Divergence; d == nil || d.Index != 1 || d.CallID != "call_0" {
+		t.Fatalf("divergence %+v, want call 1 (call_0)", d)
+	}
+}
