@@ -67,6 +67,16 @@ func corruptError(path, cause string) error {
 		ErrCorrupt, path, cause, path, path)
 }
 
+// corruptSession is ErrCorrupt for a session whose record is damaged or
+// shorter than what was committed, with the way out: export what is
+// readable, then start a new store. Every command that meets it (run,
+// chat, --continue, sessions list and show) refuses with this message and
+// leaves the files as they were.
+func corruptSession(path, id, detail string) error {
+	return fmt.Errorf("%w: %s: session %s %s (the file was not changed); save what is readable with `rein sessions export %s > %s.jsonl`, then move the file aside (mv %s %s.bad) or pass --state-dir DIR to start a new store",
+		ErrCorrupt, path, id, detail, id, id, path, path)
+}
+
 // isConstraint reports a uniqueness violation: a session id or an event
 // sequence number that exists already.
 func isConstraint(err error) bool {

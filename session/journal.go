@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -34,8 +35,16 @@ type journal struct {
 	// memo spares re-scanning the texts a turn repeats (a result in its
 	// tool.result event and in the tool message); reset at each commit.
 	memo redact.Memo
-	// lastSeq is the sequence number of the last committed event.
-	lastSeq int64
+	// lastSeq is the sequence number of the last committed event and
+	// lastChain its chain link (see chain.go).
+	lastSeq   int64
+	lastChain []byte
+	// headFile records the last durable event outside the database;
+	// nil when it could not be opened (the head check then has no
+	// evidence for this session, nothing else changes).
+	headFile *os.File
+	// full is whether the connection is at synchronous=FULL now.
+	full bool
 	// Aggregates of the pending events for the sessions row.
 	title    string
 	hasTitle bool
@@ -89,12 +98,18 @@ func (j *journal) prepare(ctx context.Context) error {
 	if j.conn, err = j.s.db.Conn(ctx); err != nil {
 		return err
 	}
-	err = j.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`, j.id).Scan(&j.lastSeq)
-	if err != nil {
+	err = j.conn.QueryRowContext(ctx, `SELECT seq, chain FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, j.id).Scan(&j.lastSeq, &j.lastChain)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	j.insert, err = j.conn.PrepareContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if j.lastSeq > 0 && len(j.lastChain) != chainSize {
+		return corruptSession(j.s.path, j.id, fmt.Sprintf("its event %d has no chain link", j.lastSeq))
+	}
+	if j.s.storeID != "" {
+		j.headFile, _ = os.OpenFile(headPath(j.s.path, j.id), os.O_RDWR|os.O_CREATE, 0o600)
+	}
+	j.insert, err = j.conn.PrepareContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id, chain)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -125,6 +140,9 @@ func (j *journal) release() {
 	}
 	if j.conn != nil {
 		j.conn.Close()
+	}
+	if j.headFile != nil {
+		j.headFile.Close()
 	}
 	j.lock.unlock()
 }
@@ -239,6 +257,10 @@ const rowInterval = time.Second
 // statements rather than database/sql's Tx, which would re-prepare the
 // statements on every commit.
 func (j *journal) commit(ctx context.Context) (err error) {
+	durable := j.s.cfg.Sync == SyncFull || recordsEffects(j.pending)
+	if err := j.setFull(ctx, durable); err != nil {
+		return err
+	}
 	if _, err := j.begin.ExecContext(ctx); err != nil {
 		return err
 	}
@@ -249,8 +271,11 @@ func (j *journal) commit(ctx context.Context) (err error) {
 			j.conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 		}
 	}()
+	chain := j.lastChain
 	for i, e := range j.pending {
-		if _, err := j.insert.ExecContext(ctx, j.id, j.lastSeq+int64(i)+1, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID)); err != nil {
+		seq := j.lastSeq + int64(i) + 1
+		chain = link(chain, seq, e.typ, e.time, e.payload)
+		if _, err := j.insert.ExecContext(ctx, j.id, seq, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID), chain); err != nil {
 			if isConstraint(err) {
 				return j.conflict(ctx)
 			}
@@ -274,11 +299,58 @@ func (j *journal) commit(ctx context.Context) (err error) {
 	if _, err := j.end.ExecContext(ctx); err != nil {
 		return err
 	}
+	j.lastChain = chain
+	if durable {
+		j.writeHead(head{seq: j.lastSeq + int64(len(j.pending)), chain: chain})
+	}
 	j.committedAt = now
 	if row {
 		j.rowAt = now
 	}
 	return nil
+}
+
+// recordsEffects reports a batch holding a record written before a side
+// effect: a tool.call is journaled before its tool runs, so the tool's
+// effect can only exist if the record survives. Such a batch is committed
+// with synchronous=FULL: the WAL is on the disk when Append returns, and a
+// power cut or an OS crash cannot lose it.
+func recordsEffects(pending []encoded) bool {
+	for _, e := range pending {
+		if e.typ == string(agent.EventToolCall) {
+			return true
+		}
+	}
+	return false
+}
+
+// setFull puts the journal's connection at synchronous=FULL or back at
+// the store's setting, outside a transaction (SQLite ignores the change
+// inside one).
+func (j *journal) setFull(ctx context.Context, full bool) error {
+	if full == j.full {
+		return nil
+	}
+	mode := "NORMAL"
+	if full || j.s.cfg.Sync == SyncFull {
+		mode = "FULL"
+	}
+	if _, err := j.conn.ExecContext(ctx, `PRAGMA synchronous = `+mode); err != nil {
+		return err
+	}
+	j.full = full
+	return nil
+}
+
+// writeHead records h as the session's last durable event (see chain.go).
+// It is one write of a fixed-length line at offset 0, never fsynced: a
+// head older than the database is no false alarm, and one the disk lost
+// or tore fails its CRC and is ignored. A failed write only weakens the
+// check, so it is not an error of the run.
+func (j *journal) writeHead(h head) {
+	if j.headFile != nil {
+		j.headFile.WriteAt(headLine(j.s.storeID, h), 0)
+	}
 }
 
 // conflict explains why the session row did not match: it was deleted, or

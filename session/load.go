@@ -27,23 +27,32 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events
-		WHERE session_id = ? AND type IN ('message', 'tool.call', 'tool.decision', 'tool.result', 'compaction', 'plan.updated')
-		ORDER BY seq`, full)
+	// Every event is read, to verify the chain; only those that shape
+	// the conversation are decoded.
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time, payload, chain FROM events
+		WHERE session_id = ? ORDER BY seq`, full)
 	if err != nil {
 		return nil, describe(s.path, "loading session "+full, err)
 	}
 	defer rows.Close()
 	b := newRebuilder(info)
+	var v chainVerifier
 	for rows.Next() {
 		var (
-			seq int64
+			seq, t int64
+			typ    string
 			// RawBytes points into the driver's buffer: no copy, and
 			// decoding copies what it keeps before the next row.
-			payload sql.RawBytes
+			payload, chain sql.RawBytes
 		)
-		if err := rows.Scan(&seq, &payload); err != nil {
+		if err := rows.Scan(&seq, &typ, &t, &payload, &chain); err != nil {
 			return nil, describe(s.path, "loading session "+full, err)
+		}
+		if problem := v.next(seq, typ, t, payload, chain); problem != "" {
+			return nil, corruptSession(s.path, full, problem)
+		}
+		if !stateType(typ) {
+			continue
 		}
 		ev, err := decodeState(payload)
 		if err != nil {
@@ -57,6 +66,16 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 	snap := b.finish()
 	snap.LastSeq = info.Events
 	return snap, nil
+}
+
+// stateType reports the event types that shape a Snapshot.
+func stateType(typ string) bool {
+	switch agent.EventType(typ) {
+	case agent.EventMessage, agent.EventToolCall, agent.EventToolDecision, agent.EventToolResult,
+		agent.EventCompaction, agent.EventPlanUpdated:
+		return true
+	}
+	return false
 }
 
 // corruptEvent reports a stored event that does not decode.
@@ -80,17 +99,27 @@ func (s *SQLite) Events(ctx context.Context, id string) iter.Seq2[Record, error]
 			yield(Record{}, err)
 			return
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq`, full)
+		rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time, payload, chain FROM events WHERE session_id = ? ORDER BY seq`, full)
 		if err != nil {
 			yield(Record{}, describe(s.path, "reading session "+full, err))
 			return
 		}
 		defer rows.Close()
+		var v chainVerifier
 		for rows.Next() {
-			var r Record
-			var payload []byte
-			if err := rows.Scan(&r.Seq, &payload); err != nil {
+			var (
+				r       Record
+				typ     string
+				t       int64
+				payload []byte
+				chain   sql.RawBytes
+			)
+			if err := rows.Scan(&r.Seq, &typ, &t, &payload, &chain); err != nil {
 				yield(Record{}, describe(s.path, "reading session "+full, err))
+				return
+			}
+			if problem := v.next(r.Seq, typ, t, payload, chain); problem != "" {
+				yield(Record{}, corruptSession(s.path, full, problem))
 				return
 			}
 			if r.Event, err = decodeEvent(full, payload); err != nil {

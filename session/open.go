@@ -79,6 +79,9 @@ type SQLite struct {
 	db   *sql.DB
 	path string
 	cfg  Config
+	// storeID is the store's own id (schema version 3), which its head
+	// files name.
+	storeID string
 
 	mu       sync.Mutex
 	closed   bool
@@ -91,10 +94,11 @@ var _ Store = (*SQLite)(nil)
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // Open opens the session database at cfg.Path, creating it when the file
-// does not exist. An existing file is first examined read-only: a file
-// that is not a SQLite database, is damaged, belongs to another program or
-// was written by a newer rein is refused with ErrCorrupt or ErrNewerSchema
-// and left byte for byte as it was.
+// does not exist. An existing file is first examined read-only (check.go):
+// a file that is not a SQLite database, is damaged, lost committed events,
+// belongs to another program or was written by a newer rein is refused
+// with ErrCorrupt or ErrNewerSchema, and it and its -wal and -shm are left
+// byte for byte as they were.
 func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 	if cfg.Path == "" {
 		return nil, errors.New("session: Config.Path is required; use StateDir to find the state directory")
@@ -150,7 +154,12 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 			return nil, describe(path, "preparing the session database", err)
 		}
 	}
-	return &SQLite{db: db, path: path, cfg: cfg, journals: map[string]*journal{}}, nil
+	store, err := readStoreID(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, describe(path, "opening the session database", err)
+	}
+	return &SQLite{db: db, path: path, cfg: cfg, storeID: store, journals: map[string]*journal{}}, nil
 }
 
 // Path returns the database file.
@@ -167,7 +176,11 @@ func (s *SQLite) Close() error {
 		return fmt.Errorf("session: closing the store with %d journal(s) still open; close them first", n)
 	}
 	s.closed = true
-	return s.db.Close()
+	if err := s.db.Close(); err != nil {
+		return err
+	}
+	markClean(s.path)
+	return nil
 }
 
 // dsn builds the connection string. Pragmas are set on every connection
@@ -213,10 +226,13 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 	if err := checkHeader(path); err != nil {
 		return 0, true, err
 	}
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	clean := wasClean(path)
+	dsn, cleanup, err := examineDSN(path, busy)
+	if err != nil {
+		return 0, true, err
+	}
+	defer cleanup()
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return 0, true, err
 	}
@@ -229,7 +245,37 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 	if v > SchemaVersion {
 		return v, true, errNewer(v)
 	}
-	return v, true, nil
+	return v, true, examine(ctx, path, db, v, clean)
+}
+
+// examine runs the checks of check.go on the read-only connection db.
+func examine(ctx context.Context, path string, db *sql.DB, version int, clean bool) error {
+	if !clean {
+		if err := quickCheck(ctx, path, db); err != nil {
+			return err
+		}
+	}
+	if version < chainVersion {
+		return nil
+	}
+	store, err := readStoreID(ctx, db)
+	if err != nil {
+		return examineError(path, err)
+	}
+	// The heads are read before the events they are compared with: a
+	// journal writes its head after the commit, so what the database
+	// shows a moment later holds at least that much.
+	heads, err := readHeads(path, store)
+	if err != nil {
+		return err
+	}
+	if err := checkHeads(ctx, path, db, heads); err != nil {
+		return err
+	}
+	if !clean {
+		return checkChains(ctx, path, db)
+	}
+	return nil
 }
 
 // examineError classifies an error met while examining an existing file
@@ -237,6 +283,9 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 // cancellation means SQLite cannot use the file ("unsupported file
 // format", a malformed schema, …): for rein it is damaged.
 func examineError(path string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, errForeign) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

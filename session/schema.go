@@ -56,7 +56,15 @@ var migrations = []string{
 		time       INTEGER NOT NULL, -- unix nanoseconds
 		PRIMARY KEY (session_id, call_key)
 	) WITHOUT ROWID;`,
+	// 3: every event's link of its session's event chain (chain.go), and
+	// the store's own id, which the head files outside the database name.
+	// migrate fills both for the events stored before.
+	`ALTER TABLE events ADD COLUMN chain BLOB;
+	CREATE TABLE store (id TEXT NOT NULL);`,
 }
+
+// chainVersion is the first schema version with event chains.
+const chainVersion = 3
 
 // SchemaVersion is the schema version this build writes and understands.
 // A database with a higher version is refused untouched.
@@ -86,11 +94,73 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 		}
+		if v+1 == chainVersion {
+			if err := startChains(ctx, tx); err != nil {
+				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, v+1); err != nil {
 			return fmt.Errorf("recording schema version %d: %w", v+1, err)
 		}
 	}
 	return tx.Commit()
+}
+
+// startChains gives the store its id and links the events stored before
+// schema version 3 into their sessions' chains.
+func startChains(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO store (id) VALUES (?)`, NewID()); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, seq, type, time, payload FROM events ORDER BY session_id, seq`)
+	if err != nil {
+		return err
+	}
+	type linked struct {
+		session string
+		seq     int64
+		chain   []byte
+	}
+	var (
+		links []linked
+		prev  []byte
+		last  string
+	)
+	for rows.Next() {
+		var (
+			l       linked
+			typ     string
+			t       int64
+			payload []byte
+		)
+		if err := rows.Scan(&l.session, &l.seq, &typ, &t, &payload); err != nil {
+			rows.Close()
+			return err
+		}
+		if l.session != last {
+			prev, last = nil, l.session
+		}
+		l.chain = link(prev, l.seq, typ, t, payload)
+		prev = l.chain
+		links = append(links, l)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	st, err := tx.PrepareContext(ctx, `UPDATE events SET chain = ? WHERE session_id = ? AND seq = ?`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, l := range links {
+		if _, err := st.ExecContext(ctx, l.chain, l.session, l.seq); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // queryer is what readVersion needs from a *sql.DB or *sql.Tx.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -230,8 +231,8 @@ func (s *SQLite) Fork(ctx context.Context, id string) (string, error) {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id)
-			SELECT ?, seq, type, time, payload, idempotency_key, call_id FROM events WHERE session_id = ?`, newID, src.ID)
+		_, err = tx.ExecContext(ctx, `INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id, chain)
+			SELECT ?, seq, type, time, payload, idempotency_key, call_id, chain FROM events WHERE session_id = ?`, newID, src.ID)
 		if err != nil {
 			return err
 		}
@@ -277,6 +278,7 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 		lock.unlock()
 		return describe(s.path, "deleting a session", err)
 	}
+	os.Remove(headPath(s.path, full))
 	lock.remove()
 	return nil
 }

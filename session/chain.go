@@ -1,0 +1,132 @@
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Every stored event carries a link of its session's event chain:
+//
+//	chain(seq) = SHA-256(chain(seq-1) ‖ seq ‖ len(type) ‖ type ‖ time ‖ payload)[:16]
+//
+// with chain(0) empty. A damaged payload, a changed or missing event in
+// the middle of a history, or events from another history no longer
+// verify. The chain does not name the session, so a fork copies its
+// parent's links unchanged.
+//
+// Truncation of a history's tail (what a damaged WAL leaves: SQLite drops
+// every frame from the first bad one on) is caught by the head: after each
+// durable commit (see journal.commit) the journal writes the sequence
+// number and chain link of its last event to locks/<id>.head beside the
+// database. A store whose session ends before its head, or whose event at
+// the head carries another link, lost acknowledged events; Open refuses it.
+
+// chainSize is the length of a stored link.
+const chainSize = 16
+
+// link computes the chain link of an event that follows prev.
+func link(prev []byte, seq int64, typ string, t int64, payload []byte) []byte {
+	h := sha256.New()
+	var n [8]byte
+	h.Write(prev)
+	binary.BigEndian.PutUint64(n[:], uint64(seq))
+	h.Write(n[:])
+	binary.BigEndian.PutUint64(n[:], uint64(len(typ)))
+	h.Write(n[:])
+	h.Write([]byte(typ))
+	binary.BigEndian.PutUint64(n[:], uint64(t))
+	h.Write(n[:])
+	h.Write(payload)
+	return h.Sum(nil)[:chainSize]
+}
+
+// head is the last durable event of a session as its journal recorded it
+// outside the database.
+type head struct {
+	seq   int64
+	chain []byte
+}
+
+// headPath is the head file of session id for the database at dbPath.
+func headPath(dbPath, id string) string {
+	return filepath.Join(filepath.Dir(dbPath), "locks", id+".head")
+}
+
+// headLine formats a head as its file holds it: one fixed-length line
+// (so a rewrite in place needs no truncation) naming the store it belongs
+// to, with a CRC, so that a torn or stale-block read (a power cut during
+// the write) is told from a real head and ignored.
+func headLine(store string, h head) []byte {
+	body := fmt.Sprintf("rein-head 1 %s %020d %s", store, h.seq, hex.EncodeToString(h.chain))
+	return fmt.Appendf(nil, "%s %08x\n", body, crc32.ChecksumIEEE([]byte(body)))
+}
+
+// errNoHead is a head file that is missing or does not parse.
+var errNoHead = errors.New("no usable head")
+
+// parseHead decodes a head file's content and the store it names;
+// errNoHead for anything that is not exactly one well-formed line with
+// its CRC.
+func parseHead(data []byte) (string, head, error) {
+	line, rest, ok := strings.Cut(string(data), "\n")
+	if !ok || rest != "" {
+		return "", head{}, errNoHead
+	}
+	i := strings.LastIndexByte(line, ' ')
+	if i < 0 {
+		return "", head{}, errNoHead
+	}
+	body, sum := line[:i], line[i+1:]
+	want, err := strconv.ParseUint(sum, 16, 32)
+	if err != nil || len(sum) != 8 || uint32(want) != crc32.ChecksumIEEE([]byte(body)) {
+		return "", head{}, errNoHead
+	}
+	f := strings.Split(body, " ")
+	if len(f) != 5 || f[0] != "rein-head" || f[1] != "1" || f[2] == "" {
+		return "", head{}, errNoHead
+	}
+	seq, err := strconv.ParseInt(f[3], 10, 64)
+	chain, herr := hex.DecodeString(f[4])
+	if err != nil || herr != nil || seq < 1 || len(chain) != chainSize {
+		return "", head{}, errNoHead
+	}
+	return f[2], head{seq: seq, chain: chain}, nil
+}
+
+// readHeads reads the head files of the sessions of store (the id of the
+// database at dbPath). Files that do not parse or name another store (one
+// moved aside and replaced) are skipped: a head is evidence of what was
+// committed, and a file without one is no evidence.
+func readHeads(dbPath, store string) (map[string]head, error) {
+	dir := filepath.Join(filepath.Dir(dbPath), "locks")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	heads := map[string]head{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".head")
+		if !ok || !e.Type().IsRegular() || validID(id) != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if st, h, err := parseHead(data); err == nil && st == store {
+			heads[id] = h
+		}
+	}
+	return heads, nil
+}
