@@ -130,3 +130,44 @@ func readHeads(dbPath, store string) (map[string]head, error) {
 	}
 	return heads, nil
 }
+
+// anyHead returns the id of a session with a well-formed head file beside
+// the database at dbPath, of whatever store, or "".
+func anyHead(dbPath string) string {
+	dir := filepath.Join(filepath.Dir(dbPath), "locks")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".head")
+		if !ok || !e.Type().IsRegular() || validID(id) != nil {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
+			if _, _, err := parseHead(data); err == nil {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// removeHeads deletes the head files beside the database at dbPath: a
+// store being created or migrated to chains has none of its own, and
+// those of a store it replaced would stand for a history it never had.
+func removeHeads(dbPath string) error {
+	dir := filepath.Join(filepath.Dir(dbPath), "locks")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".head") && e.Type().IsRegular() {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,6 +1,12 @@
 package session
 
-import "context"
+import (
+	"context"
+	"database/sql"
+
+	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/telemetry/redact"
+)
 
 // DeleteRow deletes a session row directly, as another process could,
 // for tests of the journal's conflict detection.
@@ -33,4 +39,47 @@ func Rebuild(payloads [][]byte) (*Snapshot, error) {
 // QueryInt reads one integer from the store's database, for tests.
 func QueryInt(s *SQLite, query string, dst *int) error {
 	return s.db.QueryRowContext(context.Background(), query).Scan(dst)
+}
+
+// CreateLegacy makes a store at path as schema version v of this package
+// made it (the migrations are append-only, so the first v of them are
+// exactly what that version ran), for tests of the migration.
+func CreateLegacy(path string, v int) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL&_txlock=immediate")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for i := 0; i < v; i++ {
+		if _, err := db.Exec(migrations[i]); err != nil {
+			return err
+		}
+	}
+	_, err = db.Exec(`UPDATE schema_version SET version = ?`, v)
+	return err
+}
+
+// InsertLegacy appends events to a legacy store as the journal of schema
+// version 2 did: no chain column.
+func InsertLegacy(path, id, workspace string, evs []agent.Event) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_journal_mode=WAL")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO sessions (id, workspace, created, updated, status) VALUES (?, ?, 1, 1, 'running')`, id, workspace); err != nil {
+		return err
+	}
+	var memo redact.Memo
+	for i, ev := range evs {
+		e, err := encodeEvent(&memo, ev)
+		if err != nil {
+			return err
+		}
+		if _, err := db.Exec(`INSERT INTO events (session_id, seq, type, time, payload, idempotency_key, call_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			id, i+1, e.typ, e.time, e.payload, nullable(e.idem), nullable(e.callID)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -43,8 +43,6 @@ type journal struct {
 	// nil when it could not be opened (the head check then has no
 	// evidence for this session, nothing else changes).
 	headFile *os.File
-	// full is whether the connection is at synchronous=FULL now.
-	full bool
 	// Aggregates of the pending events for the sessions row.
 	title    string
 	hasTitle bool
@@ -105,6 +103,9 @@ func (j *journal) prepare(ctx context.Context) error {
 	if j.lastSeq > 0 && len(j.lastChain) != chainSize {
 		return corruptSession(j.s.path, j.id, fmt.Sprintf("its event %d has no chain link", j.lastSeq))
 	}
+	if err := j.durable(ctx, true); err != nil {
+		return err
+	}
 	if j.s.storeID != "" {
 		j.headFile, _ = os.OpenFile(headPath(j.s.path, j.id), os.O_RDWR|os.O_CREATE, 0o600)
 	}
@@ -133,6 +134,9 @@ func (j *journal) prepare(ctx context.Context) error {
 
 // release frees the journal's statements and connection.
 func (j *journal) release() {
+	if j.conn != nil {
+		j.durable(context.Background(), false) // the connection goes back to the pool
+	}
 	for _, st := range []*sql.Stmt{j.insert, j.update, j.begin, j.end} {
 		if st != nil {
 			st.Close()
@@ -257,10 +261,6 @@ const rowInterval = time.Second
 // statements rather than database/sql's Tx, which would re-prepare the
 // statements on every commit.
 func (j *journal) commit(ctx context.Context) (err error) {
-	durable := j.s.cfg.Sync == SyncFull || recordsEffects(j.pending)
-	if err := j.setFull(ctx, durable); err != nil {
-		return err
-	}
 	if _, err := j.begin.ExecContext(ctx); err != nil {
 		return err
 	}
@@ -300,9 +300,7 @@ func (j *journal) commit(ctx context.Context) (err error) {
 		return err
 	}
 	j.lastChain = chain
-	if durable {
-		j.writeHead(head{seq: j.lastSeq + int64(len(j.pending)), chain: chain})
-	}
+	j.writeHead(head{seq: j.lastSeq + int64(len(j.pending)), chain: chain})
 	j.committedAt = now
 	if row {
 		j.rowAt = now
@@ -310,36 +308,19 @@ func (j *journal) commit(ctx context.Context) (err error) {
 	return nil
 }
 
-// recordsEffects reports a batch holding a record written before a side
-// effect: a tool.call is journaled before its tool runs, so the tool's
-// effect can only exist if the record survives. Such a batch is committed
-// with synchronous=FULL: the WAL is on the disk when Append returns, and a
-// power cut or an OS crash cannot lose it.
-func recordsEffects(pending []encoded) bool {
-	for _, e := range pending {
-		if e.typ == string(agent.EventToolCall) {
-			return true
-		}
+// durable puts the journal's connection at synchronous=FULL (on) or back
+// at the store's setting (off). Every journal commit is durable: a
+// tool.call is journaled before its tool runs, so the tool's effect may
+// exist only if the record survives a power cut or an OS crash, and the
+// head written after each commit (writeHead) must never claim more than
+// the disk holds.
+func (j *journal) durable(ctx context.Context, on bool) error {
+	mode := "FULL"
+	if !on && j.s.cfg.Sync != SyncFull {
+		mode = "NORMAL"
 	}
-	return false
-}
-
-// setFull puts the journal's connection at synchronous=FULL or back at
-// the store's setting, outside a transaction (SQLite ignores the change
-// inside one).
-func (j *journal) setFull(ctx context.Context, full bool) error {
-	if full == j.full {
-		return nil
-	}
-	mode := "NORMAL"
-	if full || j.s.cfg.Sync == SyncFull {
-		mode = "FULL"
-	}
-	if _, err := j.conn.ExecContext(ctx, `PRAGMA synchronous = `+mode); err != nil {
-		return err
-	}
-	j.full = full
-	return nil
+	_, err := j.conn.ExecContext(ctx, `PRAGMA synchronous = `+mode)
+	return err
 }
 
 // writeHead records h as the session's last durable event (see chain.go).

@@ -27,12 +27,10 @@ import (
 type Sync int
 
 const (
-	// SyncNormal (the default) commits to the WAL without waiting for
-	// fsync: committed events survive the process dying, not a power
-	// loss.
+	// SyncNormal (the default) makes journal commits wait for fsync
+	// (they record what tools did) and the store's other writes not.
 	SyncNormal Sync = iota
-	// SyncFull waits for fsync on every commit: committed events survive
-	// power loss too.
+	// SyncFull waits for fsync on every commit.
 	SyncFull
 )
 
@@ -149,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 		return nil, describe(path, "opening the session database", err)
 	}
 	if version < SchemaVersion {
-		if err := migrate(ctx, db); err != nil {
+		if err := migrate(ctx, db, path); err != nil {
 			db.Close()
 			return nil, describe(path, "preparing the session database", err)
 		}
@@ -256,6 +254,13 @@ func examine(ctx context.Context, path string, db *sql.DB, version int, clean bo
 		}
 	}
 	if version < chainVersion {
+		// Heads are written only by a store of version 3 or later, and a
+		// new one removes those of any store before it: a head here means
+		// the file lost the history a journal committed (a damaged WAL
+		// can take a young store back to empty).
+		if lost := anyHead(path); lost != "" {
+			return corruptSession(path, lost, "is missing from the store although its events were committed: the store lost its history (a damaged WAL or data page)")
+		}
 		return nil
 	}
 	store, err := readStoreID(ctx, db)

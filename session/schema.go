@@ -73,7 +73,7 @@ var SchemaVersion = len(migrations)
 // migrate brings the schema up to SchemaVersion in one transaction. The
 // version is read again under the write lock, so two processes opening a
 // new store at once migrate it once.
-func migrate(ctx context.Context, db *sql.DB) (err error) {
+func migrate(ctx context.Context, db *sql.DB, path string) (err error) {
 	tx, err := db.BeginTx(ctx, nil) // _txlock=immediate: the write lock now
 	if err != nil {
 		return err
@@ -95,6 +95,9 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 			return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 		}
 		if v+1 == chainVersion {
+			if err := removeHeads(path); err != nil {
+				return fmt.Errorf("removing the heads of an earlier store: %w", err)
+			}
 			if err := startChains(ctx, tx); err != nil {
 				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 			}

@@ -17,12 +17,16 @@
 //   - a call whose tool.call was committed but whose result was not is
 //     reported to the model as interrupted, not silently re-run.
 //
-// With the default SyncNormal the database runs in WAL mode with
-// synchronous=NORMAL: a commit is in the operating system's hands when
-// Append returns, which survives the process being killed (kill -9, a
-// panic, an OOM kill) but not a power loss or kernel crash. SyncFull makes
-// every commit wait for fsync and survives those too, at the cost of a
-// disk flush per committed event.
+// Every journal commit is durable: it runs with synchronous=FULL, so the
+// WAL is on the disk when Append returns and a power loss or kernel crash
+// cannot take a tool.call away from a tool that then ran. After each
+// commit the journal writes the session's head (its last event's number
+// and chain link) beside the database, and Open refuses a store whose
+// sessions end short of their heads or whose events do not verify
+// (chain.go, check.go): a damaged file is never resumed with a shorter
+// history, and never written to. The other writes (creating, forking,
+// deleting sessions) are synchronous=NORMAL unless Config.Sync is
+// SyncFull.
 //
 // # Secrets
 //

@@ -42,7 +42,7 @@ prefix.`,
 	}
 	cmd.PersistentFlags().StringVar(&dirFlag, "state-dir", "", "directory for rein's state (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	sc := &sessionsCmd{app: a, dirFlag: &dirFlag}
-	cmd.AddCommand(sc.listCommand(), sc.showCommand(), sc.rmCommand())
+	cmd.AddCommand(sc.listCommand(), sc.showCommand(), sc.rmCommand(), sc.exportCommand())
 	return cmd
 }
 
