@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -134,20 +135,47 @@ func readHeads(dbPath, store string) (map[string]head, error) {
 // anyHead returns the id of a session with a well-formed head file beside
 // the database at dbPath, of whatever store, or "".
 func anyHead(dbPath string) string {
+	if ids := headIDs(dbPath, 1); len(ids) > 0 {
+		return ids[0]
+	}
+	return ""
+}
+
+// headIDs returns the ids of up to max sessions with a well-formed head
+// file beside the database at dbPath (of whatever store), most recently
+// written first: the sessions a damaged store held, for its error.
+func headIDs(dbPath string, max int) []string {
 	dir := filepath.Join(filepath.Dir(dbPath), "locks")
 	entries, _ := os.ReadDir(dir)
+	type found struct {
+		id string
+		at int64
+	}
+	var all []found
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".head")
 		if !ok || !e.Type().IsRegular() || validID(id) != nil {
 			continue
 		}
-		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
-			if _, _, err := parseHead(data); err == nil {
-				return id
-			}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
 		}
+		if _, _, err := parseHead(data); err != nil {
+			continue
+		}
+		at := int64(0)
+		if fi, err := e.Info(); err == nil {
+			at = fi.ModTime().UnixNano()
+		}
+		all = append(all, found{id, at})
 	}
-	return ""
+	sort.Slice(all, func(i, j int) bool { return all[i].at > all[j].at || all[i].at == all[j].at && all[i].id < all[j].id })
+	var ids []string
+	for i := 0; i < len(all) && i < max; i++ {
+		ids = append(ids, all[i].id)
+	}
+	return ids
 }
 
 // removeHeads deletes the head files beside the database at dbPath: a

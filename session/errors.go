@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -61,10 +62,17 @@ func describe(path, op string, err error) error {
 	return fmt.Errorf("%s: %s: %s", op, path, cause)
 }
 
-// corruptError is ErrCorrupt for path with the fix.
+// corruptError is ErrCorrupt for path with the fix. When the damaged file
+// is a session store whose sessions are known from their head files, the
+// message names them and how to save what is readable of each.
 func corruptError(path, cause string) error {
-	return fmt.Errorf("%w: %s is not a usable session database (%s); move it aside (mv %s %s.bad) and rein starts a new one (the file was not changed)",
-		ErrCorrupt, path, cause, path, path)
+	ids := headIDs(path, 3)
+	if len(ids) == 0 {
+		return fmt.Errorf("%w: %s is not a usable session database (%s); move it aside (mv %s %s.bad) and rein starts a new one, or pass --state-dir DIR (the file was not changed)",
+			ErrCorrupt, path, cause, path, path)
+	}
+	return fmt.Errorf("%w: %s is not a usable session database (%s) (the file was not changed); it holds session %s: save what is readable with `rein sessions export ID > ID.jsonl`, then move the file aside (mv %s %s.bad) or pass --state-dir DIR to start a new store",
+		ErrCorrupt, path, cause, strings.Join(ids, ", session "), path, path)
 }
 
 // corruptSession is ErrCorrupt for a session whose record is damaged or

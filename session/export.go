@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,13 +42,13 @@ func Export(ctx context.Context, path, id string, emit func(Record) error) (int6
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	full, err := exportID(ctx, db, path, id)
-	if err != nil {
-		return 0, err
-	}
 	version, err := readVersion(ctx, db)
 	if err != nil {
-		return 0, examineError(path, err)
+		return 0, unreadable(path, id, err)
+	}
+	full, err := exportID(ctx, db, path, id)
+	if err != nil {
+		return 0, unreadable(path, id, err)
 	}
 	n, err := exportEvents(ctx, db, path, full, version >= chainVersion, emit)
 	if err != nil {
@@ -70,14 +71,14 @@ func exportID(ctx context.Context, db *sql.DB, path, id string) (string, error) 
 	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(id) + "%"
 	rows, err := db.QueryContext(ctx, `SELECT id FROM sessions WHERE id = ? OR id LIKE ? ESCAPE '\' LIMIT 3`, id, pattern)
 	if err != nil {
-		return "", examineError(path, err)
+		return "", err
 	}
 	defer rows.Close()
 	var ids []string
 	for rows.Next() {
 		var m string
 		if err := rows.Scan(&m); err != nil {
-			return "", examineError(path, err)
+			return "", err
 		}
 		if m == id {
 			return m, nil
@@ -85,7 +86,7 @@ func exportID(ctx context.Context, db *sql.DB, path, id string) (string, error) 
 		ids = append(ids, m)
 	}
 	if err := rows.Err(); err != nil {
-		return "", examineError(path, err)
+		return "", err
 	}
 	switch len(ids) {
 	case 0:
@@ -135,6 +136,16 @@ func exportEvents(ctx context.Context, db *sql.DB, path, id string, chained bool
 		return n, exportDamage(path, id, "could not be read further ("+secret.Redact(oneLine(err.Error()))+")", n)
 	}
 	return n, nil
+}
+
+// unreadable is an export that could not begin: a store too damaged to
+// find the session in says so in export's terms; not found, ambiguous and
+// cancellation pass.
+func unreadable(path, id string, err error) error {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return exportDamage(path, id, "could not be read ("+secret.Redact(oneLine(err.Error()))+")", 0)
 }
 
 // exportDamage is ErrCorrupt for an export that stopped at damage, saying
