@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // WriteFile atomically replaces (or creates) name with data, creating
@@ -289,6 +291,7 @@ func (w *Workspace) writeAtomic(rel string, data []byte, mode fs.FileMode) ([]st
 		w.removeDirs(created)
 		return nil, w.wrap("write", rel, err)
 	}
+	holdTemp(f) // until Close: SweepTemp leaves a file being written alone
 	fail := func(err error) ([]string, error) {
 		f.Close()
 		_ = w.root.Remove(tmp)
@@ -352,4 +355,76 @@ func (w *Workspace) mkdirAll(dir string) ([]string, error) {
 		missing[i], missing[j] = missing[j], missing[i]
 	}
 	return missing, nil
+}
+
+// Temporary files a killed rein left (see writeAtomic) are removed by
+// SweepTemp at the start of a run. It removes only what is provably such a
+// leftover: a regular file (not a symlink or anything else) named exactly
+// ".rein-tmp-" and 12 lowercase hex digits, whose writer's lock is gone
+// (the kernel drops it when the writer dies) and which has not been
+// modified for tempMinAge (a guard for writers that took no lock).
+const (
+	tempMinAge = 2 * time.Second
+	// sweepBudget bounds the entries SweepTemp visits, so a start in a
+	// huge tree stays quick; the rest waits for a later start.
+	sweepBudget = 200_000
+)
+
+// SweepTemp removes the temporary files killed writes left in the
+// workspace, skipping .git directories, and returns their workspace paths.
+// It is safe while other processes write to the workspace. Errors reading
+// the tree end the sweep early; they are not reported, as a leftover file
+// only wastes space.
+func (w *Workspace) SweepTemp(ctx context.Context) []string {
+	var removed []string
+	visited := 0
+	now := time.Now()
+	_ = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		visited++
+		switch {
+		case err != nil:
+			return fs.SkipDir
+		case visited > sweepBudget || ctx.Err() != nil:
+			return fs.SkipAll
+		case d.IsDir() && d.Name() == ".git":
+			return fs.SkipDir
+		case !d.Type().IsRegular() || !isTempName(d.Name()):
+			return nil
+		}
+		if w.removeLeftover(p, now) {
+			removed = append(removed, p)
+		}
+		return nil
+	})
+	return removed
+}
+
+// isTempName reports the exact names writeAtomic gives its temporary files.
+func isTempName(name string) bool {
+	hexPart, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok || len(hexPart) != 12 {
+		return false
+	}
+	for _, c := range hexPart {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// removeLeftover removes the temporary file p if it is a leftover: opened
+// without following a symlink, a regular file, old enough and not held by
+// a writer.
+func (w *Workspace) removeLeftover(p string, now time.Time) bool {
+	f, err := w.root.OpenFile(p, tempOpenFlags, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < tempMinAge || tempHeld(f) {
+		return false
+	}
+	return w.root.Remove(p) == nil
 }

@@ -32,6 +32,9 @@ const EnvDebug = "REIN_DEBUG"
 // unreachable collector may cost a run's exit this much, never more.
 const telemetryShutdown = 3 * time.Second
 
+// sweepTimeout bounds the start-up sweep of leftover temporary files.
+const sweepTimeout = 2 * time.Second
+
 // sessionFlags choose the session a run or chat records into. Without
 // them every run starts a new session.
 type sessionFlags struct {
@@ -344,7 +347,17 @@ func (sr *sessionRun) OnEvent(ctx context.Context, ev agent.Event) {
 
 // watchWorkspace makes the session record the workspace's file changes
 // from now on (earlier ones belong to no call of this session).
+//
+// It first removes the temporary files of atomic writes a killed rein left
+// in the workspace (workspace.SweepTemp), saying so on stderr.
 func (sr *sessionRun) watchWorkspace(ws *workspace.Workspace) {
+	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
+	removed := ws.SweepTemp(ctx)
+	cancel()
+	if n := len(removed); n > 0 {
+		fmt.Fprintf(sr.app.Stderr, "rein: removed %s a stopped rein left in the workspace: %s\n",
+			plural(n, "temporary file"), strings.Join(removed[:min(n, 3)], ", ")+map[bool]string{true: ", …"}[n > 3])
+	}
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
 	sr.ws = ws
