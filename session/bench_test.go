@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,9 @@ func smallEvents(i int) []agent.Event {
 // BenchmarkAppend measures durable appends; events/s is the rate the
 // journal sustains and cpu-us/event its CPU cost. "turns" is a realistic
 // mix (turnEvents: 560-byte tool results, half the events committed on
-// their own), "barriers" commits every event.
+// their own), "barriers" commits every event. Every journal commit waits
+// for fsync whatever the Sync mode (see journal.durable), so the rate of
+// "barriers" is the disk's fsync rate.
 func BenchmarkAppend(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
@@ -98,6 +101,67 @@ func BenchmarkAppend(b *testing.B) {
 func reportRate(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e3, "cpu-us/event")
+}
+
+// BenchmarkAppendBatched measures the batched path at its worst: events
+// that are not barriers (usage, decisions), committed BatchSize (256) at a
+// time, each commit fsynced and followed by the head write.
+func BenchmarkAppendBatched(b *testing.B) {
+	s := openStore(b)
+	info := create(b, s, "/w")
+	j, err := s.Journal(context.Background(), info.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	ctx := context.Background()
+	ev := agent.Event{Type: agent.EventUsage, RunID: info.ID, Usage: &model.Usage{InputTokens: 1200, OutputTokens: 40}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if err := j.Append(ctx, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, cpu0)
+}
+
+// BenchmarkOpen10k measures Open of a store holding a 10,000-event
+// session: "clean" after a clean close (header, schema, heads), "checked"
+// without the clean-shutdown marker (also quick_check and every chain).
+func BenchmarkOpen10k(b *testing.B) {
+	s := openStore(b)
+	info := create(b, s, "/w")
+	ctx := context.Background()
+	j, err := s.Journal(ctx, info.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10000/8; i++ {
+		appendAll(b, j, info.ID, turnEvents(i)...)
+	}
+	j.Close()
+	path := s.Path()
+	s.Close()
+	for _, clean := range []bool{true, false} {
+		name := map[bool]string{true: "clean", false: "checked"}[clean]
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if !clean {
+					os.Remove(path + ".clean")
+				}
+				st, err := session.Open(ctx, session.Config{Path: path})
+				if err != nil {
+					b.Fatal(err)
+				}
+				st.Close()
+			}
+		})
+	}
 }
 
 // BenchmarkAppendDeltas measures the batched path: streaming deltas kept

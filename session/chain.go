@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -35,18 +36,32 @@ const chainSize = 16
 
 // link computes the chain link of an event that follows prev.
 func link(prev []byte, seq int64, typ string, t int64, payload []byte) []byte {
-	h := sha256.New()
-	var n [8]byte
-	h.Write(prev)
-	binary.BigEndian.PutUint64(n[:], uint64(seq))
-	h.Write(n[:])
-	binary.BigEndian.PutUint64(n[:], uint64(len(typ)))
-	h.Write(n[:])
-	h.Write([]byte(typ))
-	binary.BigEndian.PutUint64(n[:], uint64(t))
-	h.Write(n[:])
-	h.Write(payload)
-	return h.Sum(nil)[:chainSize]
+	var l linker
+	return l.link(nil, prev, seq, []byte(typ), t, payload)
+}
+
+// linker computes links with one reusable hash state: verifying a
+// 10,000-event session allocates nothing per event.
+type linker struct {
+	h   hash.Hash
+	buf [sha256.Size]byte
+	hdr [24 + 64]byte
+}
+
+// link appends the link of an event that follows prev to dst.
+func (l *linker) link(dst, prev []byte, seq int64, typ []byte, t int64, payload []byte) []byte {
+	if l.h == nil {
+		l.h = sha256.New()
+	}
+	l.h.Reset()
+	l.h.Write(prev)
+	hdr := binary.BigEndian.AppendUint64(l.hdr[:0], uint64(seq))
+	hdr = binary.BigEndian.AppendUint64(hdr, uint64(len(typ)))
+	hdr = append(hdr, typ...)
+	hdr = binary.BigEndian.AppendUint64(hdr, uint64(t))
+	l.h.Write(hdr)
+	l.h.Write(payload)
+	return append(dst, l.h.Sum(l.buf[:0])[:chainSize]...)
 }
 
 // head is the last durable event of a session as its journal recorded it

@@ -125,22 +125,25 @@ func quickCheck(ctx context.Context, path string, db *sql.DB) error {
 type chainVerifier struct {
 	seq  int64
 	prev []byte
+	l    linker
+	want []byte
 }
 
 // next checks the event seq with its stored link; it says what is wrong
-// in words that follow "session ID".
-func (v *chainVerifier) next(seq int64, typ string, t int64, payload, chain []byte) string {
+// in words that follow "session ID". chain may be the driver's buffer: it
+// is copied.
+func (v *chainVerifier) next(seq int64, typ []byte, t int64, payload, chain []byte) string {
 	switch {
 	case seq != v.seq+1:
 		return fmt.Sprintf("is missing events %d to %d of its history", v.seq+1, seq-1)
 	case len(chain) != chainSize:
 		return fmt.Sprintf("has no chain link at event %d", seq)
 	}
-	want := link(v.prev, seq, typ, t, payload)
-	if !bytes.Equal(want, chain) {
+	v.want = v.l.link(v.want[:0], v.prev, seq, typ, t, payload)
+	if !bytes.Equal(v.want, chain) {
 		return fmt.Sprintf("has a damaged event %d (it does not match its chain link)", seq)
 	}
-	v.seq, v.prev = seq, chain
+	v.seq, v.prev = seq, append(v.prev[:0], chain...)
 	return ""
 }
 
@@ -157,8 +160,9 @@ func checkChains(ctx context.Context, path string, db *sql.DB) error {
 	)
 	for rows.Next() {
 		var (
-			id, typ        string
+			id             string
 			seq, t         int64
+			typ            sql.RawBytes
 			payload, chain sql.RawBytes
 		)
 		if err := rows.Scan(&id, &seq, &typ, &t, &payload, &chain); err != nil {

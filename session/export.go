@@ -112,7 +112,7 @@ func exportEvents(ctx context.Context, db *sql.DB, path, id string, chained bool
 	for rows.Next() {
 		var (
 			seq, t         int64
-			typ            string
+			typ            sql.RawBytes
 			payload, chain []byte
 		)
 		if err := rows.Scan(&seq, &typ, &t, &payload, &chain); err != nil {

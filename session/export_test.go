@@ -83,3 +83,13 @@ func InsertLegacy(path, id, workspace string, evs []agent.Event) error {
 	}
 	return nil
 }
+
+// ParseHead and HeadLine expose the head file's codec to its fuzz target.
+func ParseHead(data []byte) (string, int64, []byte, error) {
+	store, h, err := parseHead(data)
+	return store, h.seq, h.chain, err
+}
+
+func HeadLine(store string, seq int64, chain []byte) []byte {
+	return headLine(store, head{seq: seq, chain: chain})
+}

@@ -40,7 +40,7 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 	for rows.Next() {
 		var (
 			seq, t int64
-			typ    string
+			typ    sql.RawBytes
 			// RawBytes points into the driver's buffer: no copy, and
 			// decoding copies what it keeps before the next row.
 			payload, chain sql.RawBytes
@@ -51,7 +51,7 @@ func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
 		if problem := v.next(seq, typ, t, payload, chain); problem != "" {
 			return nil, corruptSession(s.path, full, problem)
 		}
-		if !stateType(typ) {
+		if !stateType(string(typ)) { // compiled without a copy
 			continue
 		}
 		ev, err := decodeState(payload)
@@ -109,7 +109,7 @@ func (s *SQLite) Events(ctx context.Context, id string) iter.Seq2[Record, error]
 		for rows.Next() {
 			var (
 				r       Record
-				typ     string
+				typ     sql.RawBytes
 				t       int64
 				payload []byte
 				chain   sql.RawBytes
