@@ -316,7 +316,7 @@ func (j *journal) commit(ctx context.Context) (err error) {
 // the disk holds.
 func (j *journal) durable(ctx context.Context, on bool) error {
 	mode := "FULL"
-	if !on && j.s.cfg.Sync != SyncFull {
+	if !on && j.s.cfg.Sync != SyncFull || j.s.cfg.Sync == SyncUnsafeBulk {
 		mode = "NORMAL"
 	}
 	_, err := j.conn.ExecContext(ctx, `PRAGMA synchronous = `+mode)
@@ -329,7 +329,7 @@ func (j *journal) durable(ctx context.Context, on bool) error {
 // or tore fails its CRC and is ignored. A failed write only weakens the
 // check, so it is not an error of the run.
 func (j *journal) writeHead(h head) {
-	if j.headFile != nil {
+	if j.headFile != nil && j.s.cfg.Sync != SyncUnsafeBulk {
 		j.headFile.WriteAt(headLine(j.s.storeID, h), 0)
 	}
 }

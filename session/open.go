@@ -32,6 +32,12 @@ const (
 	SyncNormal Sync = iota
 	// SyncFull waits for fsync on every commit.
 	SyncFull
+	// SyncUnsafeBulk makes no commit wait for fsync and writes no heads:
+	// for building large test fixtures or importing sessions in bulk,
+	// where the store is closed before anything depends on it. A run
+	// journaled this way can lose acknowledged tool calls to a power cut,
+	// and Open cannot tell; never use it for real runs.
+	SyncUnsafeBulk
 )
 
 // Defaults applied by Open to zero Config fields.
