@@ -264,6 +264,10 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	// The head goes first: a crash between would otherwise leave a head
+	// for a session the store no longer holds, which Open takes for lost
+	// history.
+	os.Remove(headPath(s.path, full))
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, full); err != nil {
 			return err
@@ -278,7 +282,6 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 		lock.unlock()
 		return describe(s.path, "deleting a session", err)
 	}
-	os.Remove(headPath(s.path, full))
 	lock.remove()
 	return nil
 }
