@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 )
 
@@ -36,9 +38,15 @@ first damaged one are printed, then the damage is reported (exit 1).`,
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 				return c.failed(fmt.Errorf("%w: no session %q; nothing has been recorded yet", session.ErrNotFound, args[0]))
 			}
-			enc := json.NewEncoder(c.app.Stdout)
 			_, err := session.Export(cmd.Context(), path, args[0], func(r session.Record) error {
-				return enc.Encode(r.Event)
+				line, err := json.Marshal(r.Event)
+				if err != nil {
+					return err
+				}
+				// Model-controlled text stays inert on a terminal: C1
+				// controls, bidi overrides and the like as \u escapes.
+				_, err = io.WriteString(c.app.Stdout, termsafe.JSON(string(line))+"\n")
+				return err
 			})
 			if err != nil {
 				return c.failed(err)
