@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -61,4 +62,66 @@ func TestOpenWhileAnotherWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d opens while the other store wrote", opens)
+}
+
+// writeForever is the crash helper's "write" mode: it appends to a new
+// session until it is killed (or a minute passes), as a busy rein does.
+func writeForever(ctx context.Context, store *session.SQLite, ws string) int {
+	info, err := store.Create(ctx, session.Info{Workspace: ws})
+	if err != nil {
+		return 1
+	}
+	j, err := store.Journal(ctx, info.ID)
+	if err != nil {
+		return 1
+	}
+	defer j.Close()
+	text := model.UserText(strings.Repeat("a line of text ", 200))
+	for i := 0; ctx.Err() == nil; i++ {
+		ev := agent.Event{Type: agent.EventMessage, RunID: info.ID, Time: time.Unix(int64(i), 0), Message: &text}
+		if err := j.Append(ctx, ev); err != nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+// TestOpenWhileAnotherProcessWrites: the same as TestOpenWhileAnotherWrites
+// with the writer in another process (its -shm mapped read-only here, its
+// checkpoints running under the reads): no open is refused.
+func TestOpenWhileAnotherProcessWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state", session.DatabaseFile)
+	child := startHelper(t, "write", []string{"CRASH_DB=" + path, "CRASH_WORKSPACE=" + dir})
+	defer func() { child.Process.Kill(); child.Wait() }()
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writer did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	opens := 0
+	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); opens++ {
+		r, err := session.Open(ctx, session.Config{Path: path})
+		if err != nil {
+			t.Fatalf("open %d while another process writes: %v", opens, err)
+		}
+		list, err := r.List(ctx, session.Filter{})
+		if err == nil && len(list) > 0 {
+			_, err = r.Load(ctx, list[0].ID)
+		}
+		r.Close()
+		if err != nil {
+			t.Fatalf("reading while another process writes: %v", err)
+		}
+	}
+	t.Logf("%d opens while another process wrote", opens)
 }

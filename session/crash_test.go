@@ -58,6 +58,8 @@ func crashHelper() int {
 		input string
 	)
 	switch get(crashHelperEnv) {
+	case "write":
+		return writeForever(ctx, store, ws)
 	case "start":
 		info, err := store.Create(ctx, session.Info{Workspace: ws})
 		if err != nil {

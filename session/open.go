@@ -230,26 +230,45 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 	if err := checkHeader(path); err != nil {
 		return 0, true, err
 	}
+	v, err := examineOnce(ctx, path, busy)
+	if errors.Is(err, ErrCorrupt) && walAppeared(path) {
+		// The file was read as it lay on the disk (no WAL): a rein that
+		// started writing meanwhile may have checkpointed into it under
+		// the read. Read it again, now through the WAL.
+		v, err = examineOnce(ctx, path, busy)
+	}
+	return v, true, err
+}
+
+// examineOnce is one read-only examination of path (see check.go); it
+// returns the schema version.
+func examineOnce(ctx context.Context, path string, busy time.Duration) (int, error) {
 	clean := wasClean(path)
 	dsn, cleanup, err := examineDSN(path, busy)
 	if err != nil {
-		return 0, true, err
+		return 0, err
 	}
 	defer cleanup()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return 0, true, err
+		return 0, err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	v, err := readVersion(ctx, db)
 	if err != nil {
-		return 0, true, examineError(path, err)
+		return 0, examineError(path, err)
 	}
 	if v > SchemaVersion {
-		return v, true, errNewer(v)
+		return v, errNewer(v)
 	}
-	return v, true, examine(ctx, path, db, v, clean)
+	return v, examine(ctx, path, db, v, clean)
+}
+
+// walAppeared reports a WAL beside path now.
+func walAppeared(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return err == nil && fi.Size() > 0
 }
 
 // examine runs the checks of check.go on the read-only connection db.
