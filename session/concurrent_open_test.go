@@ -44,7 +44,7 @@ func TestOpenWhileAnotherWrites(t *testing.T) {
 		}
 		done <- nil
 	}()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(1500 * time.Millisecond)
 	opens := 0
 	for time.Now().Before(deadline) {
 		r, err := session.Open(ctx, session.Config{Path: path})
@@ -109,7 +109,7 @@ func TestOpenWhileAnotherProcessWrites(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	opens := 0
-	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); opens++ {
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); opens++ {
 		r, err := session.Open(ctx, session.Config{Path: path})
 		if err != nil {
 			t.Fatalf("open %d while another process writes: %v", opens, err)
