@@ -237,7 +237,7 @@ func (j *journal) flushLocked(ctx context.Context) error {
 			// flush with a live context can still write it.
 			return err
 		}
-		j.err = describe(j.s.path, "recording session "+j.id, err)
+		j.err = j.s.seen(describe(j.s.path, "recording session "+j.id, err))
 		return j.err
 	}
 	j.lastSeq += int64(len(j.pending))

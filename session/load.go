@@ -13,6 +13,11 @@ import (
 // Load implements Store. It reads only the events that shape the
 // conversation and the state of its tool calls.
 func (s *SQLite) Load(ctx context.Context, id string) (*Snapshot, error) {
+	snap, err := s.load(ctx, id)
+	return snap, s.seen(err)
+}
+
+func (s *SQLite) load(ctx context.Context, id string) (*Snapshot, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -86,7 +91,8 @@ func corruptEvent(path, id string, seq int64, err error) error {
 
 // Events implements Store.
 func (s *SQLite) Events(ctx context.Context, id string) iter.Seq2[Record, error] {
-	return func(yield func(Record, error) bool) {
+	return func(yield0 func(Record, error) bool) {
+		yield := func(r Record, err error) bool { return yield0(r, s.seen(err)) }
 		if err := s.checkOpen(); err != nil {
 			yield(Record{}, err)
 			return

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite" // also registers the "sqlite" driver
@@ -86,6 +87,10 @@ type SQLite struct {
 	// storeID is the store's own id (schema version 3), which its head
 	// files name.
 	storeID string
+
+	// damaged is set once a read or write met ErrCorrupt: Close then
+	// leaves no clean-shutdown marker, so the next Open runs every check.
+	damaged atomic.Bool
 
 	mu       sync.Mutex
 	closed   bool
@@ -183,8 +188,18 @@ func (s *SQLite) Close() error {
 	if err := s.db.Close(); err != nil {
 		return err
 	}
-	markClean(s.path)
+	if !s.damaged.Load() {
+		markClean(s.path)
+	}
 	return nil
+}
+
+// seen passes err on, noting damage (see SQLite.damaged).
+func (s *SQLite) seen(err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		s.damaged.Store(true)
+	}
+	return err
 }
 
 // dsn builds the connection string. Pragmas are set on every connection
@@ -274,7 +289,7 @@ func walAppeared(path string) bool {
 // examine runs the checks of check.go on the read-only connection db.
 func examine(ctx context.Context, path string, db *sql.DB, version int, clean bool) error {
 	if !clean {
-		if err := quickCheck(ctx, path, db); err != nil {
+		if err := quickCheck(ctx, path, db, version); err != nil {
 			return err
 		}
 	}

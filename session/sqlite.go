@@ -113,7 +113,7 @@ func (s *SQLite) Get(ctx context.Context, id string) (Info, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return Info{}, notFound(id)
 	}
-	return info, describe(s.path, "reading a session", err)
+	return info, s.seen(describe(s.path, "reading a session", err))
 }
 
 // resolve returns the full id for id or a unique prefix of one.
@@ -193,7 +193,7 @@ func (s *SQLite) List(ctx context.Context, f Filter) ([]Info, error) {
 		}
 		out = append(out, info)
 	}
-	return out, describe(s.path, "listing sessions", rows.Err())
+	return out, s.seen(describe(s.path, "listing sessions", rows.Err()))
 }
 
 // Latest implements Store.
