@@ -35,11 +35,12 @@ import (
 // to it or its -wal and -shm (a plain mode=ro open creates both and leaves
 // them behind): without a WAL the main file is all there is, opened
 // immutable (no locks, no -shm); with a WAL and its -shm, readonly_shm
-// makes SQLite read the index without writing it (rebuilding it in heap
-// memory when it is stale, as after a crash). A WAL without a -shm cannot
-// be read without writing one, so the two files are examined as a copy;
-// cleanup removes it.
-func examineDSN(path string, busy time.Duration) (dsn string, cleanup func(), err error) {
+// makes SQLite read the index without writing it. A WAL without a -shm
+// cannot be read without writing one, and a -shm a crash left can make a
+// read-only reader fail ("locking protocol"): with copy set, or with no
+// -shm, the database and its WAL are examined as a copy, which SQLite
+// indexes afresh; cleanup removes it.
+func examineDSN(path string, busy time.Duration, copied bool) (dsn string, cleanup func(), err error) {
 	q := url.Values{}
 	q.Set("mode", "ro")
 	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
@@ -51,17 +52,19 @@ func examineDSN(path string, busy time.Duration) (dsn string, cleanup func(), er
 		q.Set("immutable", "1")
 	case werr != nil:
 		return "", nil, werr
-	case serr == nil:
+	case serr == nil && !copied:
 		q.Set("readonly_shm", "1")
-	case errors.Is(serr, fs.ErrNotExist):
+	case serr == nil || errors.Is(serr, fs.ErrNotExist):
 		dir, err := os.MkdirTemp("", "rein-examine-")
 		if err != nil {
 			return "", nil, err
 		}
 		cleanup = func() { os.RemoveAll(dir) }
+		// The WAL first: a checkpoint by a live writer between the two
+		// copies then finds its frames in both, never in neither.
 		copyPath := filepath.Join(dir, filepath.Base(path))
-		if err := copyFile(path, copyPath); err == nil {
-			err = copyFile(path+"-wal", copyPath+"-wal")
+		if err := copyFile(path+"-wal", copyPath+"-wal"); err == nil {
+			err = copyFile(path, copyPath)
 		}
 		if err != nil {
 			cleanup()

@@ -31,7 +31,7 @@ func Export(ctx context.Context, path, id string, emit func(Record) error) (int6
 	if err := checkHeader(path); err != nil {
 		return 0, err
 	}
-	dsn, cleanup, err := examineDSN(path, DefaultBusyTimeout)
+	dsn, cleanup, err := examineDSN(path, DefaultBusyTimeout, true)
 	if err != nil {
 		return 0, describe(path, "reading the session database", err)
 	}

@@ -245,21 +245,25 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 	if err := checkHeader(path); err != nil {
 		return 0, true, err
 	}
-	v, err := examineOnce(ctx, path, busy)
-	if errors.Is(err, ErrCorrupt) && walAppeared(path) {
-		// The file was read as it lay on the disk (no WAL): a rein that
-		// started writing meanwhile may have checkpointed into it under
-		// the read. Read it again, now through the WAL.
-		v, err = examineOnce(ctx, path, busy)
+	v, err := examineOnce(ctx, path, busy, false)
+	if err != nil && walAppeared(path) && !errors.Is(err, ErrNewerSchema) && !errors.As(err, new(*newerSchema)) &&
+		ctx.Err() == nil {
+		// Only a refusal of the file as a whole counts: read as it lay on
+		// the disk (no WAL), a rein that started writing meanwhile may
+		// have checkpointed into it under the read; read through a -shm a
+		// crash left, SQLite may fail without a way to rebuild it. So
+		// with a WAL there now, a copy of the database and its WAL is
+		// examined again and decides.
+		v, err = examineOnce(ctx, path, busy, true)
 	}
 	return v, true, err
 }
 
 // examineOnce is one read-only examination of path (see check.go); it
 // returns the schema version.
-func examineOnce(ctx context.Context, path string, busy time.Duration) (int, error) {
-	clean := wasClean(path)
-	dsn, cleanup, err := examineDSN(path, busy)
+func examineOnce(ctx context.Context, path string, busy time.Duration, copied bool) (int, error) {
+	clean := wasClean(path) && !copied
+	dsn, cleanup, err := examineDSN(path, busy, copied)
 	if err != nil {
 		return 0, err
 	}

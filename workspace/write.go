@@ -362,9 +362,12 @@ func (w *Workspace) mkdirAll(dir string) ([]string, error) {
 // leftover: a regular file (not a symlink or anything else) named exactly
 // ".rein-tmp-" and 12 lowercase hex digits, whose writer's lock is gone
 // (the kernel drops it when the writer dies) and which has not been
-// modified for tempMinAge (a guard for writers that took no lock).
+// modified for tempMinAge: a writer takes its lock microseconds after
+// creating the file, so a younger unheld file may be one about to be
+// locked. (A writer that takes no lock — a rein before this one — is not
+// protected beyond that.)
 const (
-	tempMinAge = 2 * time.Second
+	tempMinAge = 100 * time.Millisecond
 	// sweepBudget bounds the entries SweepTemp visits, so a start in a
 	// huge tree stays quick; the rest waits for a later start.
 	sweepBudget = 200_000
