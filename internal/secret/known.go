@@ -15,6 +15,8 @@ type matcher struct {
 	first map[uint32][]string
 	// longest is the length of the longest form.
 	longest int
+	// all is every form, for the prefix checks of a Stream.
+	all []string
 }
 
 func newMatcher(values []string) *matcher {
@@ -24,6 +26,7 @@ func newMatcher(values []string) *matcher {
 			w := word(f, 0)
 			if !containsString(m.first[w], f) {
 				m.first[w] = append(m.first[w], f)
+				m.all = append(m.all, f)
 			}
 			h := hash(w)
 			m.bits[h>>6] |= 1 << (h & 63)

@@ -49,18 +49,20 @@ func TestStreamSplitSecrets(t *testing.T) {
 }
 
 // TestStreamReleasesLines: with nothing registered that could continue,
-// a Stream releases every finished line at once and keeps only the rest.
+// a Stream releases every finished line at once (and the finished words
+// of the unfinished one) and keeps only the rest.
 func TestStreamReleasesLines(t *testing.T) {
 	var s Stream
 	Register("stream-test-secret-0001")
-	if got := s.Write("first line\nsecond "); got != "first line\n" && got != "" {
-		t.Errorf("Write = %q", got)
+	got := s.Write("first line\nsecond ")
+	if !strings.HasPrefix(got, "first line\n") || !strings.HasPrefix("first line\nsecond ", got) {
+		t.Errorf("Write = %q, want at least the finished line", got)
 	}
 	long := strings.Repeat("word ", 40) + "\n"
-	got := s.Write("half\n" + long + "tail")
+	got += s.Write("half\n" + long + "tail")
 	got += s.Flush()
-	if !strings.HasSuffix(got, "tail") || !strings.Contains(got, "second half\n") {
-		t.Errorf("released %q", got)
+	if want := "first line\nsecond half\n" + long + "tail"; got != want {
+		t.Errorf("released %q, want %q", got, want)
 	}
 }
 
@@ -186,9 +188,9 @@ func TestStreamSplitPatterns(t *testing.T) {
 }
 
 // TestStreamReleasesWords: an unfinished line with no pattern's word is
-// released up to its last word (less the window a registered value's
-// form could still need), so an answer streams word by word; one with a
-// pattern's word is held to its end.
+// released up to its last word, less an end that could begin a
+// registered value's form, so an answer streams word by word; one with
+// a pattern's word is held to its end.
 func TestStreamReleasesWords(t *testing.T) {
 	var s Stream
 	words := strings.Repeat("flowing words of an answer ", 100) // no line break
@@ -196,8 +198,10 @@ func TestStreamReleasesWords(t *testing.T) {
 	for i := 0; i < len(words); i += 7 {
 		got += s.Write(words[i:min(i+7, len(words))])
 	}
-	if got == "" || !strings.HasSuffix(got, " ") || !strings.HasPrefix(words, got) {
-		t.Fatalf("released %d bytes of an unfinished line (%q…): want whole words", len(got), got[:min(len(got), 40)])
+	// Only what could still begin a registered form (other tests of the
+	// package register some) is held back: far less than the line.
+	if len(got) < len(words)-500 || !strings.HasPrefix(words, got) {
+		t.Fatalf("released %d of %d bytes of an unfinished line (%q…)", len(got), len(words), got[:min(len(got), 40)])
 	}
 	if rest := s.Flush(); got+rest != words {
 		t.Errorf("released and flushed text differ from the input")
