@@ -40,12 +40,14 @@ func TestTUIApprovalIgnoresTypingAndEnter(t *testing.T) {
 	tm.key("Enter")
 	tm.waitText("Let me do that.")
 	// Type on, at typing speed, across the moment the dialog appears and
-	// for a second after it.
+	// for a second after it. Words go one send-keys each: a tmux process
+	// per key takes longer than the dialog's 0.5 s guard on a loaded
+	// machine, and a pause that long is a deliberate key to the dialog.
 	var seenAt time.Time
 	deadline := time.Now().Add(20 * time.Second)
 	for seenAt.IsZero() || time.Since(seenAt) < time.Second {
-		for _, r := range "as you said before, yes " {
-			tm.typ(string(r))
+		for _, w := range strings.SplitAfter("as you said before, yes ", " ") {
+			tm.typ(w)
 			time.Sleep(40 * time.Millisecond)
 		}
 		s := tm.screen(false)
