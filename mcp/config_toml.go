@@ -37,6 +37,8 @@ type tomlServer struct {
 	ProbeTimeout      duration          `toml:"probe_timeout"`
 	Required          bool              `toml:"required"`
 	Enabled           *bool             `toml:"enabled"`
+	Sandbox           *bool             `toml:"sandbox"`
+	Network           *bool             `toml:"network"`
 	OAuth             *tomlOAuth        `toml:"oauth"`
 }
 
@@ -135,6 +137,12 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		Disabled:          t.Enabled != nil && !*t.Enabled,
 		Source:            sec.Position(name).String(),
 		Project:           sec.Source.Layer == config.LayerProject,
+	}
+	if !sc.Project {
+		// A repository's table may not widen its own sandbox; its
+		// network comes from the trust grant (see TrustStore).
+		sc.Unconfined = t.Sandbox != nil && !*t.Sandbox
+		sc.Network = t.Network
 	}
 	if t.EnabledTools != nil {
 		sc.EnabledTools = append([]string{}, *t.EnabledTools...)

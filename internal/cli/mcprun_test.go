@@ -124,10 +124,11 @@ func TestRunCallsMCPTools(t *testing.T) {
 // until the user trusts it, and that trusting it as it is lets it start.
 func TestWorkspaceServersNeedTrust(t *testing.T) {
 	e := newEnv(t)
-	marker := filepath.Join(e.home, "started")
-	// The "server" only proves it ran by touching a file outside the
-	// workspace, then exits: it is not a working MCP server.
-	mcpJSON := fmt.Sprintf(`{"mcpServers":{"repo":{"command":"sh","args":["-c","touch %s"]}}}`, marker)
+	marker := filepath.Join(e.workspace, "started")
+	// The "server" only proves it ran by touching a file in the
+	// workspace (it runs in the sandbox; "$PWD" keeps the marker off the
+	// pinned paths), then exits: it is not a working MCP server.
+	mcpJSON := `{"mcpServers":{"repo":{"command":"sh","args":["-c","touch \"$PWD\"/started"]}}}`
 	writeFiles(t, e.workspace, map[string]string{".mcp.json": mcpJSON})
 	srv := modeltest.NewServer(t, sse(textBody("hello")))
 	res := e.run(t, "run", "-e", srv.URL, "hi")

@@ -19,7 +19,10 @@ import (
 func trustPinsEnv(t *testing.T) (e *env, marker, script string) {
 	t.Helper()
 	e = newEnv(t)
-	marker = filepath.Join(e.home, "started")
+	// The server runs in the sandbox: it proves it started by touching
+	// a file in the workspace (named in the script, which is pinned, not
+	// on the command line, so the marker is no pinned path itself).
+	marker = filepath.Join(e.workspace, "started")
 	script = "touch " + marker + "\n"
 	writeFiles(t, e.workspace, map[string]string{
 		".mcp.json": `{"mcpServers":{"repo":{"command":"sh","args":["srv.sh"]}}}`,
