@@ -166,6 +166,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
+	// A repository's checks run only once trusted, like its hooks.
+	vs = a.trustedChecks(vs, real, state)
 	if !o.flags.noVerify {
 		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
 	}
@@ -204,6 +206,15 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		}
 	} else {
 		h.approver = headlessApprover(o.flags.approve)
+	}
+	if h.verify != nil {
+		var spec tool.Spec
+		if t, ok := h.tools.Get(commandTool); ok {
+			spec = t.Spec()
+		} else {
+			spec = tool.Spec{Name: commandTool}
+		}
+		h.verify.useGate(h.engine, h.approver, spec)
 	}
 	return h, nil
 }

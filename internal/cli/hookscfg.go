@@ -31,6 +31,9 @@ type hookSet struct {
 	project hooks.Config
 	// warnings are what could not be used, naming the file.
 	warnings []string
+	// checks are the project's [verify] checks, trusted with the hooks
+	// (set by loadHookSet only).
+	checks []verifyCheck
 }
 
 // all returns the hooks of both layers, the user's first.
