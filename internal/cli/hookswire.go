@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -85,6 +86,9 @@ func (a *App) hookRunner(cfg *config.Config, h *harness, stateDir string) (*hook
 // Only a user hook with sandbox = false — checked at load to run nothing
 // in the workspace — runs unconfined, with rein's environment.
 func hookConfiner(ws *workspace.Workspace, environ []string) func(hooks.Command) (hooks.Confinement, error) {
+	if environ == nil {
+		environ = os.Environ() // Main's App lists nothing: rein's own
+	}
 	return func(c hooks.Command) (hooks.Confinement, error) {
 		if c.Unconfined {
 			return hooks.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}, Env: environ}, nil
