@@ -153,6 +153,9 @@ func startProcess(sc ServerConfig, environ []string, workDir string, confine fun
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
+		// A protected path the server created while it ran (.rein/, a
+		// git hook) goes with it, as after a command.
+		sandbox.Sweep(launch.Watch)
 		close(p.exited)
 	}()
 	return p, nil

@@ -37,6 +37,22 @@ var builtins = []string{
 // runners are builtins whose next word is the program they run.
 var runners = []string{"exec", "command", "builtin"}
 
+// inlineCodeFlags make an interpreter run code from its command line or
+// stdin, or load a module by name: what it imports is then looked up in
+// the working directory.
+var inlineCodeFlags = []string{"-c", "-e", "-E", "-m", "-r", "-p", "-M", "-I", "-", "--eval", "--require", "--print", "--import", "--loader"}
+
+// interpreter reports program names that import code by name: Python,
+// Node, Ruby, Perl, PHP, Lua, R, Julia, Deno, Bun, Tcl.
+func interpreter(base string) bool {
+	for _, p := range []string{"python", "pypy", "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "julia", "deno", "bun", "tclsh", "wish", "pwsh"} {
+		if base == p || strings.HasPrefix(base, p) && strings.Trim(base[len(p):], "0123456789.-") == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // shells are the programs whose -c argument is a script rein parses to
 // find what it runs.
 var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"}
@@ -60,6 +76,13 @@ func checkOutsideWorkspace(ws, dir string, argv []string) error {
 		argv = argv[1:]
 		for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
 			argv = argv[1:] // exec -a NAME is not followed; a flag word is checked below
+		}
+	}
+	if interpreter(filepath.Base(argv[0])) {
+		for _, w := range argv[1:] {
+			if slices.Contains(inlineCodeFlags, w) || strings.HasPrefix(w, "--require=") || strings.HasPrefix(w, "--eval=") {
+				return fmt.Errorf("%s %s runs code that imports from the working directory, which is the workspace", filepath.Base(argv[0]), w)
+			}
 		}
 	}
 	for i, w := range argv {
