@@ -127,9 +127,13 @@ func checkScriptOutside(ws, dir, script string) error {
 			}
 		case *syntax.Redirect:
 			if n.Word != nil {
-				if _, ok := literal(n.Word); !ok {
+				lit, ok := literal(n.Word)
+				if !ok {
 					problem = fmt.Errorf("%q %w: rein cannot tell what it reads", clipRunes(printWord(n.Word), 80), errDynamic)
+					return false
 				}
+				// bash < script runs it: a redirection is a file it uses.
+				problem = checkPath(ws, dir, lit, lit, false)
 			}
 		case *syntax.FuncDecl, *syntax.ArithmCmd, *syntax.CoprocClause, *syntax.DeclClause, *syntax.LetClause, *syntax.TestClause:
 			problem = fmt.Errorf("the command uses shell constructs rein cannot follow (%T)", n)
