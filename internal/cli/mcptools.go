@@ -78,8 +78,8 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 // resolved as the workspace is) that the MCP servers allowed to start run
 // or name: the scripts and configuration the user trusted. Writes to them
 // ask under every preset (policy.EngineConfig.Protected), and the sandbox
-// should keep them read-only, so the agent cannot rewrite what runs
-// unsandboxed next session.
+// keeps them read-only: a change detector, so that what the user reviewed
+// is what runs (the servers themselves run in the sandbox).
 func (p *mcpPlan) trustedServerFiles() []string {
 	if p == nil {
 		return nil
