@@ -338,3 +338,38 @@ func TestBoundaryUnconfinedOptOutRefused(t *testing.T) {
 		t.Errorf("the unconfined hook did not run outside the sandbox: %v", err)
 	}
 }
+
+// TestBoundaryMCPNetworkGrant: a workspace's stdio server reaches the
+// network only once trusted with --network; trusted without it, the same
+// server's connection to a loopback listener never arrives.
+func TestBoundaryMCPNetworkGrant(t *testing.T) {
+	b := newBoundaryEnv(t)
+	state := filepath.Join(b.home, "state")
+	net := fmt.Sprintf("import socket\nphase = open('phase').read().strip()\nopen('ran-' + phase, 'w').write('x')\ntry:\n    s = socket.create_connection(('127.0.0.1', %d), 2)\n    s.send(('grant-' + phase).encode())\nexcept OSError:\n    pass\nimport sys\nsys.stdin.read()\n", b.port)
+	writeFiles(t, b.workspace, map[string]string{
+		".mcp.json": `{"mcpServers":{"netsrv":{"command":"python3","args":["net.py"]}}}`,
+		"net.py":    net,
+	})
+	for _, phase := range []struct {
+		name  string
+		trust []string
+		want  bool
+	}{
+		{"without", []string{"mcp", "trust", "--state-dir", state, "netsrv"}, false},
+		{"with", []string{"mcp", "trust", "--state-dir", state, "--network", "netsrv"}, true},
+	} {
+		writeFiles(t, b.workspace, map[string]string{"phase": phase.name})
+		if res := b.run(t, phase.trust...); res.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", phase.trust, res.code, res.stderr)
+		}
+		b.attackRun(t, []hostileCall{{"list_dir", `{"path":"."}`}}, "--state-dir", state, "--preset", "editor")
+		waitFor(t, "the server to start", 10*time.Second, func() bool {
+			_, err := os.Stat(filepath.Join(b.workspace, "ran-"+phase.name))
+			return err == nil
+		})
+		time.Sleep(300 * time.Millisecond)
+		if got := strings.Contains(b.received.String(), "grant-"+phase.name); got != phase.want {
+			t.Errorf("trusted %s --network: connection arrived = %v, want %v", phase.name, got, phase.want)
+		}
+	}
+}
