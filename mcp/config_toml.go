@@ -215,7 +215,8 @@ func LoadServers(c *config.Config, workspace string, getenv func(string) string)
 			return nil, err
 		}
 		for _, sc := range fromJSON {
-			sc.Project = true
+			// The workspace's file may not widen its own sandbox.
+			sc.Project, sc.Unconfined, sc.Network = true, false, nil
 			merged[sc.Name] = sc
 		}
 	}

@@ -89,7 +89,9 @@ func TestRunCallsMCPTools(t *testing.T) {
 				server = fmt.Sprintf("url = %q\n", startEverythingHTTP(t, node, js))
 			}
 			e := newEnv(t)
-			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.everything]\n"+server+
+			// The sandboxed node takes longer to start than the default grace
+			// on a loaded machine: wait for it.
+			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"20s\"\n\n[mcp_servers.everything]\n"+server+
 				"\n[[policy.tools]]\nname = \"everything__*\"\naction = \"allow\"\n")
 			srv := modeltest.NewServer(t,
 				sse(toolBody("c1", "everything__get-sum", `{"a":19,"b":23}`)),

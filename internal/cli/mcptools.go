@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -163,6 +165,12 @@ func mcpConfiner(ws *workspace.Workspace) func(mcp.ServerConfig) (mcp.Confinemen
 		if err != nil {
 			return mcp.Confinement{}, err
 		}
+		if !sc.Project {
+			// A server of your own that lives in a hidden directory (a
+			// skill under rein's config directory) sees that directory;
+			// a workspace's server never un-hides anything.
+			pol.Hidden = unhide(pol.Hidden, dir, programPath(sc.Command, dir))
+		}
 		env, err := ws.SandboxEnv(nil, false)
 		if err != nil {
 			return mcp.Confinement{}, err
@@ -204,6 +212,39 @@ func (a *App) sandboxHidden(home, state, configFile string) []string {
 		}
 	}
 	return hidden
+}
+
+// unhide returns hidden without the entries that contain one of paths.
+func unhide(hidden []string, paths ...string) []string {
+	var out []string
+	for _, h := range hidden {
+		if !slices.ContainsFunc(paths, func(p string) bool { return p != "" && inDir(p, h) }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// programPath resolves a server's command as it will start in dir
+// (symlinks followed; "" when it cannot be found).
+func programPath(command, dir string) string {
+	p := command
+	switch {
+	case p == "":
+		return ""
+	case !strings.ContainsRune(p, filepath.Separator):
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return ""
+		}
+		p = lp
+	case !filepath.IsAbs(p):
+		p = filepath.Join(dir, p)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // mcpConfig is the Manager configuration every command shares: rein's

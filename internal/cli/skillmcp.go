@@ -32,6 +32,9 @@ func (a *App) skillServerConfigs(s *skill.Skill) ([]mcp.ServerConfig, error) {
 	for i := range servers {
 		sc := &servers[i]
 		sc.Project = s.Layer == skill.LayerProject
+		if sc.Project {
+			sc.Unconfined, sc.Network = false, nil // from the trust grant only
+		}
 		if sc.Command != "" && s.Dir != "" && !filepath.IsAbs(sc.Cwd) {
 			sc.Cwd = filepath.Join(s.Dir, sc.Cwd)
 		}
