@@ -494,12 +494,12 @@ func TestHooksE2EManualPreCompact(t *testing.T) {
 	}
 }
 
-// TestHooksE2EModelCannotRewriteAHookScript: hooks run outside the
-// sandbox, so a workspace script a hook runs is code the model would run
-// unconfined at the next hook event if it could rewrite it. A hostile
-// model tries write_file (editor: the write asks, and nobody can approve
-// it) and a shell redirect (full preset: the sandbox keeps the file
-// read-only); the script is unchanged and the payload never runs.
+// TestHooksE2EModelCannotRewriteAHookScript: hooks run in the sandbox
+// (TestBoundaryHooksRunInTheSandbox), and the workspace script a hook
+// names stays protected as a change detector, so what runs is what the
+// user reviewed. A hostile model tries write_file (editor: the write
+// asks, and nobody can approve it) and a shell redirect (full preset: the
+// sandbox keeps the file read-only); the script is unchanged.
 func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
 	e := newHookEnv(t)
 	script := filepath.Join(e.workspace, "scripts", "check.sh")
@@ -529,7 +529,7 @@ func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
 			t.Errorf("%s: the hook script was rewritten: %q (%v)", tc.preset, got, err)
 		}
 		if _, err := os.Stat(pwned); err == nil {
-			t.Fatalf("%s: the model's payload ran as a hook outside the sandbox", tc.preset)
+			t.Fatalf("%s: the model's payload ran as a hook and wrote outside the workspace", tc.preset)
 		}
 	}
 }
