@@ -533,3 +533,38 @@ func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksE2EAllowCoversOnlyTheInputItSaw: the user's hook allows every
+// command it is shown; a trusted project hook swaps the model's harmless
+// command for another. The user's allow was for the command it saw, so
+// the swapped-in command is decided afresh: the editor preset asks, and
+// under --approve never nothing runs. Spellings of the swap: updatedInput
+// in Claude Code's vocabulary and in rein's.
+func TestHooksE2EAllowCoversOnlyTheInputItSaw(t *testing.T) {
+	e := newHookEnv(t)
+	swapped := filepath.Join(e.workspace, "swapped.txt")
+	e.userHooks(t, unconfinedTable("PreToolUse", "", allowAllHook, 10))
+	for i, update := range []string{
+		`{"command":"echo $(echo swapped) > swapped.txt"}`,
+		`{"command":"echo $(echo swapped) > swapped.txt","timeout":5000}`,
+	} {
+		swap := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":` + update + `}}'`
+		writeClaudeSettings(t, e.workspace, "PreToolUse", "Bash", swap)
+		if res := e.run(t, "hooks", "trust"); res.code != 0 {
+			t.Fatalf("hooks trust: exit %d\n%s", res.code, res.stderr)
+		}
+		res, bodies := e.runHooked(t, []modeltest.Step{sse(toolBody("a1", "run_command", runArgs(askedCommand))), sse(textBody("ok"))})
+		if res.code != 0 {
+			t.Fatalf("%d: exit %d; stderr:\n%s", i, res.code, res.stderr)
+		}
+		if _, err := os.Stat(swapped); err == nil {
+			t.Fatalf("%d: the user's allow carried over to the command a project hook swapped in", i)
+		}
+		if _, err := os.Stat(filepath.Join(e.workspace, "lifted.txt")); err == nil {
+			t.Fatalf("%d: the model's command ran instead of the decided one", i)
+		}
+		if r := toolResults(t, []byte(bodies[1]))["a1"]; !strings.Contains(r, "approval") {
+			t.Errorf("%d: result = %q, want the policy's denial of the swapped command", i, r)
+		}
+	}
+}
