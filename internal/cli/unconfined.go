@@ -42,6 +42,25 @@ var runners = []string{"exec", "command", "builtin"}
 // the working directory.
 var inlineCodeFlags = []string{"-c", "-e", "-E", "-m", "-r", "-p", "-M", "-I", "-", "--eval", "--require", "--print", "--import", "--loader"}
 
+// inlineCode reports an interpreter flag that runs code from the command
+// line or stdin or loads a module by name, alone or in a cluster (-Sc).
+func inlineCode(w string) bool {
+	switch {
+	case slices.Contains(inlineCodeFlags, w), strings.HasPrefix(w, "--require="), strings.HasPrefix(w, "--eval="),
+		strings.HasPrefix(w, "--import="), strings.HasPrefix(w, "--loader="):
+		return true
+	case len(w) > 1 && w[0] == '-' && w[1] != '-':
+		return strings.ContainsAny(w[1:], "cemrpEMI")
+	}
+	return false
+}
+
+// shellScriptFlag reports a shell option word after which the script
+// comes: -c alone or in a cluster (-ec, -lc).
+func shellScriptFlag(w string) bool {
+	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.ContainsRune(w[1:], 'c')
+}
+
 // interpreter reports program names that import code by name: Python,
 // Node, Ruby, Perl, PHP, Lua, R, Julia, Deno, Bun, Tcl.
 func interpreter(base string) bool {
@@ -78,15 +97,21 @@ func checkOutsideWorkspace(ws, dir string, argv []string) error {
 			argv = argv[1:] // exec -a NAME is not followed; a flag word is checked below
 		}
 	}
-	if interpreter(filepath.Base(argv[0])) {
-		for _, w := range argv[1:] {
-			if slices.Contains(inlineCodeFlags, w) || strings.HasPrefix(w, "--require=") || strings.HasPrefix(w, "--eval=") {
-				return fmt.Errorf("%s %s runs code that imports from the working directory, which is the workspace", filepath.Base(argv[0]), w)
-			}
-		}
-	}
+	// A wrapper (env, nice, timeout, xargs, …) runs the words after it:
+	// an interpreter or shell anywhere on the line counts.
+	interp, shell := "", false
 	for i, w := range argv {
-		if i > 0 && slices.Contains(shells, filepath.Base(argv[0])) && argv[i-1] == "-c" {
+		base := filepath.Base(w)
+		if interpreter(base) {
+			interp = base
+		}
+		if slices.Contains(shells, base) {
+			shell = true
+		}
+		if i > 0 && interp != "" && inlineCode(w) {
+			return fmt.Errorf("%s %s runs code that imports from the working directory, which is the workspace", interp, clipRunes(w, 40))
+		}
+		if i > 0 && shell && shellScriptFlag(argv[i-1]) {
 			if err := checkScriptOutside(ws, dir, w); err != nil {
 				return err
 			}

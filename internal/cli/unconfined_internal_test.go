@@ -39,6 +39,8 @@ func TestCheckOutsideWorkspace(t *testing.T) {
 		"bash scripts/h\\.sh", "source scripts/h.sh", ". scripts/h.sh", "eval bash scripts/h.sh",
 		"exec bash scripts/h.sh", "command bash scripts/h.sh", "env bash scripts/h.sh", "f() { bash x; }; f",
 		"bash --rcfile=scripts/h.sh", "bash < scripts/h.sh", "cat $HOME/x", "bash -c 'bash scripts/h.sh'",
+		`sh -ec "cd sub && exec python3 srv.py"`, `bash -lc "cd sub; python3 srv.py"`, "env python3 -c 'import helper'",
+		"nice -n 5 python3 -Sc 'import helper'", "timeout 5 node -e 1", "env sh -c 'bash scripts/h.sh'", "xargs make",
 	}
 	for _, c := range refused {
 		if err := checkScriptOutside(ws, ws, c); err == nil {
