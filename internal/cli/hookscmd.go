@@ -97,7 +97,11 @@ func (a *App) hooksListCommand() *cobra.Command {
 					matcher = "*"
 				}
 				for _, h := range g.Hooks {
-					fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, termsafe.Line(runs),
+					state := runs
+					if h.Unconfined {
+						state += ", outside the sandbox"
+					}
+					fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, termsafe.Line(state),
 						h.Timeout, termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
 			}
@@ -188,7 +192,7 @@ again.`,
 }
 
 // hooksSandboxNote says how trusted hooks run.
-const hooksSandboxNote = "  they run in rein's sandbox, like the agent's commands: the workspace writable, its protected paths read-only, your secret stores hidden, the session's network"
+const hooksSandboxNote = "  they run in rein's sandbox, like the agent's commands: the workspace writable, its protected paths read-only, your secret stores hidden, the session's network; only a hook of your own config may run outside it (sandbox = false), and never one that runs a workspace file"
 
 // trustChecksCmd records the project's [verify] checks as trusted and
 // shows them.

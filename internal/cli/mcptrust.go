@@ -124,7 +124,7 @@ func sandboxNote(sc mcp.ServerConfig, network bool, name string) string {
 	if sc.Command == "" {
 		return ""
 	}
-	const box = "  runs in rein's sandbox: the workspace writable, its protected paths read-only, your secret stores hidden"
+	const box = "  runs in rein's sandbox (only a server of your own config may opt out, and never one that runs a workspace file): the workspace writable, its protected paths read-only, your secret stores hidden"
 	if network {
 		return box + ", with network (granted with --network)\n"
 	}
