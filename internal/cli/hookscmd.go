@@ -175,7 +175,7 @@ again.`,
 					fmt.Fprintf(a.Stdout, "  %s %s: runs %s (%s)\n", g.Event, termText(orStar(g.Matcher), 80), termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
 			}
-			fmt.Fprintln(a.Stdout, hooksSandboxNote)
+			fmt.Fprintln(termsafe.NewWriter(a.Stdout), hooksSandboxNote)
 			if len(before.Changed) > 0 {
 				fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))
 			}
@@ -207,7 +207,7 @@ func (a *App) trustChecksCmd(checks []verifyCheck, ws, stateDirFlag string) erro
 		fmt.Fprintf(a.Stdout, "  runs %s (%s)\n", termText(c.script, 1<<14), termText(c.source, 200))
 	}
 	if len(before.Changed) > 0 {
-		fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", pathList(before.Changed))
+		fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))
 	}
 	fmt.Fprintln(a.Stdout, "  each runs in the sandbox with the session's network, decided by the policy like the agent's commands: a hard denial is refused, and what needs approval is asked (refused under --approve never)")
 	return nil
