@@ -51,6 +51,14 @@ type Command struct {
 	Command string
 	// Timeout is when the command and everything it started are killed.
 	Timeout time.Duration
+	// Unconfined is set for a hook of the user's own configuration that
+	// opted out of the sandbox (sandbox = false). The caller checks that
+	// everything it runs lies outside the workspace before honouring it;
+	// a project layer's hooks never carry it.
+	Unconfined bool
+	// Network, when set, is the hook's own network setting (user layer
+	// only); nil takes the session's.
+	Network *bool
 }
 
 // Group is one matcher group: the hooks of one event that run when its
@@ -154,10 +162,19 @@ type GroupSpec struct {
 // HookSpec is one hook as configured. Type must be "command" (other types
 // Claude Code knows, such as "prompt" or "http", are skipped with a
 // warning); Timeout is in seconds.
+//
+// Sandbox and Network are rein's own keys, honoured only in the user's
+// configuration: sandbox = false runs the hook outside the sandbox (only
+// when nothing it runs lies in the workspace), network = true or false
+// overrides the session's network setting for it. A project layer that
+// sets them is warned about and they are ignored: a repository may not
+// widen its own hooks' sandbox.
 type HookSpec struct {
 	Type    string  `toml:"type" json:"type"`
 	Command string  `toml:"command" json:"command"`
 	Timeout float64 `toml:"timeout" json:"timeout"`
+	Sandbox *bool   `toml:"sandbox" json:"-"`
+	Network *bool   `toml:"network" json:"-"`
 }
 
 // Build turns one layer's configured groups, keyed by event name, into a
@@ -187,7 +204,7 @@ func Build(layer Layer, source string, events map[string][]GroupSpec) (Config, [
 			continue
 		}
 		for i, spec := range events[name] {
-			g, ws := buildGroup(agent.SteerEvent(name), i, spec)
+			g, ws := buildGroup(agent.SteerEvent(name), i, spec, layer)
 			for _, w := range ws {
 				warn("%s", w)
 			}
@@ -201,7 +218,7 @@ func Build(layer Layer, source string, events map[string][]GroupSpec) (Config, [
 	return cfg, warnings
 }
 
-func buildGroup(event agent.SteerEvent, i int, spec GroupSpec) (Group, []string) {
+func buildGroup(event agent.SteerEvent, i int, spec GroupSpec, layer Layer) (Group, []string) {
 	var warnings []string
 	where := fmt.Sprintf("%s[%d]", event, i)
 	g := Group{Event: event, Matcher: spec.Matcher}
@@ -231,7 +248,15 @@ func buildGroup(event agent.SteerEvent, i int, spec GroupSpec) (Group, []string)
 		case h.Timeout > 0:
 			timeout = max(time.Duration(h.Timeout*float64(time.Second)), time.Millisecond)
 		}
-		g.Hooks = append(g.Hooks, Command{Command: h.Command, Timeout: timeout})
+		c := Command{Command: h.Command, Timeout: timeout}
+		switch {
+		case layer != LayerUser && (h.Sandbox != nil || h.Network != nil):
+			warnings = append(warnings, fmt.Sprintf("%s: sandbox and network ignored: only your own config may change a hook's sandbox", at))
+		default:
+			c.Unconfined = h.Sandbox != nil && !*h.Sandbox
+			c.Network = h.Network
+		}
+		g.Hooks = append(g.Hooks, c)
 	}
 	return g, warnings
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // DefaultMaxOutput caps what rein keeps of a hook's stdout and of its
@@ -31,8 +33,8 @@ type execResult struct {
 
 // execSpec is one hook command to run.
 type execSpec struct {
-	shell     string
-	command   string
+	// launch is what sandbox.Prepare decided for shell -c command.
+	launch    sandbox.Launch
 	dir       string
 	env       []string
 	stdin     []byte
@@ -40,7 +42,8 @@ type execSpec struct {
 	maxOutput int
 }
 
-// runHook runs s.command with s.shell -c in its own process group, feeds
+// runHook starts s.launch (the hook's shell -c command, confined as
+// sandbox.Prepare decided) in its own process group, feeds
 // it s.stdin, and kills the whole group when the timeout passes, when ctx
 // ends, and after the command exits, so nothing it started outlives it.
 func runHook(ctx context.Context, s execSpec) execResult {
@@ -63,10 +66,10 @@ func runHook(ctx context.Context, s execSpec) execResult {
 		errW.Close()
 		return execResult{exitCode: -1, startErr: err}
 	}
-	cmd := exec.Command(s.shell, "-c", s.command)
-	cmd.Dir, cmd.Env = s.dir, s.env
+	cmd := &exec.Cmd{Dir: s.dir, Env: s.env}
+	// Apply sets the process group and the parent-death signal.
+	s.launch.Apply(cmd)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	setGroup(cmd)
 	err = cmd.Start()
 	// The child holds its copies; EOF comes when they are all closed.
 	inR.Close()

@@ -4,9 +4,6 @@ package hooks
 
 import "os/exec"
 
-// setGroup does nothing where process groups are not available.
-func setGroup(*exec.Cmd) {}
-
 // killGroup kills the command; processes it started may survive where
 // process groups are not available.
 func killGroup(cmd *exec.Cmd) {

@@ -25,7 +25,19 @@ func Fingerprint(c Config) string {
 		write("group", string(g.Event), g.Matcher, string(g.Layer), g.Source, strconv.Itoa(len(g.Hooks)))
 		for _, cmd := range g.Hooks {
 			write(cmd.Command, cmd.Timeout.String())
+			if cmd.Unconfined || cmd.Network != nil {
+				// Only the user's hooks carry these; project fingerprints
+				// recorded before them stay valid.
+				write("sandbox", strconv.FormatBool(!cmd.Unconfined), netString(cmd.Network))
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+func netString(n *bool) string {
+	if n == nil {
+		return "session"
+	}
+	return strconv.FormatBool(*n)
 }

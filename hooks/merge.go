@@ -47,7 +47,15 @@ func (r *Runner) merge(p agent.SteerPoint, outcomes []outcome) agent.SteerVerdic
 	v.Context = r.forModel(strings.Join(contexts, "\n"))
 	v.HaltReason = r.forModel(strings.Join(haltReasons, "; "))
 	if p.Event == agent.SteerPreToolUse && !v.Block && v.Permission != agent.PermissionDeny && p.Call != nil {
-		v.UpdatedInput = r.updatedInput(p, outcomes)
+		var by []outcome
+		v.UpdatedInput, by = r.updatedInput(p, outcomes)
+		if v.UpdatedInput != nil && !allowedOwnInput(by) {
+			// The hooks ran in parallel on the model's input: an allow
+			// covers that input only. When a hook replaced it, the allow
+			// lifts an Ask only if every replacement came from a user
+			// hook that gave the allow itself.
+			v.Trusted = false
+		}
 	}
 	return v
 }
@@ -55,9 +63,10 @@ func (r *Runner) merge(p agent.SteerPoint, outcomes []outcome) agent.SteerVerdic
 // updatedInput applies the hooks' updatedInput objects to the call's
 // arguments, in configuration order, translated to rein's vocabulary.
 // The loop has the policy decide the call again with the result.
-func (r *Runner) updatedInput(p agent.SteerPoint, outcomes []outcome) []byte {
+// It also returns the outcomes whose input was applied.
+func (r *Runner) updatedInput(p agent.SteerPoint, outcomes []outcome) ([]byte, []outcome) {
 	args := p.Call.Args
-	changed := false
+	var by []outcome
 	for _, o := range outcomes {
 		if o.updatedInput == nil {
 			continue
@@ -67,12 +76,24 @@ func (r *Runner) updatedInput(p agent.SteerPoint, outcomes []outcome) []byte {
 			r.log.Warn("hook "+err.Error()+"; ignored", "event", p.Event, "command", clip(o.hook.cmd.Command))
 			continue
 		}
-		args, changed = next, true
+		args, by = next, append(by, o)
 	}
-	if !changed {
-		return nil
+	if len(by) == 0 {
+		return nil, nil
 	}
-	return args
+	return args, by
+}
+
+// allowedOwnInput reports whether every hook that replaced the input is
+// a user hook that allowed the call: only then does the allow cover the
+// input that will run.
+func allowedOwnInput(by []outcome) bool {
+	for _, o := range by {
+		if o.hook.layer != LayerUser || o.permission != agent.PermissionAllow {
+			return false
+		}
+	}
+	return len(by) > 0
 }
 
 // rank orders permissions by strictness.

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // RunnerConfig configures a Runner.
@@ -34,10 +35,25 @@ type RunnerConfig struct {
 	// MaxOutput caps what is kept of each hook's stdout and stderr
 	// (default DefaultMaxOutput).
 	MaxOutput int
+	// Confine says how each hook's process is confined: the sandbox
+	// policy it runs under and its environment (before the project
+	// variables are added). Every hook starts through sandbox.Prepare
+	// and Launch.Apply; nil runs each under sandbox mode Off with Env —
+	// a library caller's choice, never rein's (the CLI confines every
+	// hook but the user's own sandbox = false ones). Called from the
+	// goroutines running hooks: it must be safe for concurrent use.
+	Confine func(Command) (Confinement, error)
 	// Logger receives a warning for every hook that failed, hung or
 	// printed what rein could not use, and the messages hooks address to
 	// the user (systemMessage); nil discards them.
 	Logger *slog.Logger
+}
+
+// Confinement is how one hook runs: Policy (sandbox mode Off for none)
+// and the environment Env ("NAME=value" entries).
+type Confinement struct {
+	Policy sandbox.Policy
+	Env    []string
 }
 
 // Runner runs hooks at the loop's steering points. It implements
@@ -46,6 +62,8 @@ type Runner struct {
 	cfg RunnerConfig
 	env []string
 	log *slog.Logger
+	// warnOnce shows the sandbox's warning (what is not confined) once.
+	warnOnce sync.Once
 }
 
 // NewRunner checks cfg and returns a Runner.
@@ -144,10 +162,7 @@ func (r *Runner) Steer(ctx context.Context, p agent.SteerPoint) agent.SteerVerdi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := runHook(ctx, execSpec{
-				shell: r.cfg.Shell, command: h.cmd.Command, dir: r.cfg.Workspace, env: r.env,
-				stdin: stdin, timeout: h.cmd.Timeout, maxOutput: r.cfg.MaxOutput,
-			})
+			res := r.run(ctx, h.cmd, stdin)
 			outcomes[i] = interpret(p.Event, h, res)
 		}()
 	}
@@ -156,6 +171,35 @@ func (r *Runner) Steer(ctx context.Context, p agent.SteerPoint) agent.SteerVerdi
 		r.report(p, o)
 	}
 	return r.merge(p, outcomes)
+}
+
+// run runs one hook, confined as RunnerConfig.Confine says.
+func (r *Runner) run(ctx context.Context, c Command, stdin []byte) execResult {
+	conf := Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}}
+	env := r.env
+	if r.cfg.Confine != nil {
+		var err error
+		if conf, err = r.cfg.Confine(c); err != nil {
+			return execResult{exitCode: -1, startErr: err}
+		}
+		env = withEnv(withEnv(conf.Env, "CLAUDE_PROJECT_DIR", r.cfg.Workspace), "REIN_PROJECT_DIR", r.cfg.Workspace)
+	}
+	conf.Policy.Dir = r.cfg.Workspace
+	launch, err := sandbox.Prepare(conf.Policy, []string{r.cfg.Shell, "-c", c.Command})
+	if err != nil {
+		return execResult{exitCode: -1, startErr: err}
+	}
+	if launch.Warning != "" {
+		r.warnOnce.Do(func() { r.log.Warn("hooks: " + launch.Warning) })
+	}
+	res := runHook(ctx, execSpec{
+		launch: launch, dir: r.cfg.Workspace, env: env,
+		stdin: stdin, timeout: c.Timeout, maxOutput: r.cfg.MaxOutput,
+	})
+	if removed := sandbox.Sweep(launch.Watch); len(removed) > 0 {
+		r.log.Warn("hooks: removed " + strings.Join(removed, ", ") + ": hooks may not create protected paths")
+	}
+	return res
 }
 
 // report logs what one hook said to the user and what went wrong with

@@ -75,6 +75,14 @@ type ServerConfig struct {
 	Env     Secrets
 	EnvVars []string
 	Cwd     string
+	// Unconfined is set for a stdio server of the user's own config
+	// with sandbox = false: the caller may start it outside the sandbox
+	// once it checked that nothing it runs lies in the workspace.
+	// Network, when set, is the server's network setting: from
+	// network = false|true in the user's config, or from the trust grant
+	// of a workspace-defined server; nil means the caller's default.
+	Unconfined bool
+	Network    *bool
 
 	// URL, Headers and BearerTokenEnvVar reach an HTTP server. The bearer
 	// token is read from the named environment variable when connecting and

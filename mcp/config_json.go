@@ -30,6 +30,12 @@ type jsonServer struct {
 	Disabled bool `json:"disabled"`
 	// Tasks is rein's own key (see ServerConfig.Tasks).
 	Tasks string `json:"tasks"`
+	// Sandbox and Network are rein's own keys (ServerConfig.Unconfined
+	// and Network), honoured only where the caller treats the file as
+	// the user's own (a user skill's skill.json): a workspace's
+	// servers are Project, and SplitTrusted replaces both.
+	Sandbox *bool `json:"sandbox"`
+	Network *bool `json:"network"`
 }
 
 // LoadMCPJSON reads a .mcp.json file; a missing file yields no servers.
@@ -108,6 +114,9 @@ func fromJSON(name string, raw json.RawMessage, source string, getenv func(strin
 		Disabled: js.Disabled,
 		Tasks:    TaskMode(strings.ToLower(js.Tasks)),
 		Source:   source,
+		Network:  js.Network,
+
+		Unconfined: js.Sandbox != nil && !*js.Sandbox,
 	}
 	switch strings.ToLower(js.Type) {
 	case "":

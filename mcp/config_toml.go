@@ -37,6 +37,8 @@ type tomlServer struct {
 	ProbeTimeout      duration          `toml:"probe_timeout"`
 	Required          bool              `toml:"required"`
 	Enabled           *bool             `toml:"enabled"`
+	Sandbox           *bool             `toml:"sandbox"`
+	Network           *bool             `toml:"network"`
 	OAuth             *tomlOAuth        `toml:"oauth"`
 }
 
@@ -136,6 +138,12 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		Source:            sec.Position(name).String(),
 		Project:           sec.Source.Layer == config.LayerProject,
 	}
+	if !sc.Project {
+		// A repository's table may not widen its own sandbox; its
+		// network comes from the trust grant (see TrustStore).
+		sc.Unconfined = t.Sandbox != nil && !*t.Sandbox
+		sc.Network = t.Network
+	}
 	if t.EnabledTools != nil {
 		sc.EnabledTools = append([]string{}, *t.EnabledTools...)
 	}
@@ -207,7 +215,8 @@ func LoadServers(c *config.Config, workspace string, getenv func(string) string)
 			return nil, err
 		}
 		for _, sc := range fromJSON {
-			sc.Project = true
+			// The workspace's file may not widen its own sandbox.
+			sc.Project, sc.Unconfined, sc.Network = true, false, nil
 			merged[sc.Name] = sc
 		}
 	}

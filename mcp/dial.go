@@ -70,7 +70,7 @@ func (s *server) connectStdio(ctx context.Context) (*session, *stdioConn, error)
 }
 
 func (s *server) stdioAttempt(ctx context.Context, version string, probe time.Duration, timedOut *atomic.Bool) (*session, *stdioConn, error) {
-	proc, err := startProcess(s.cfg, s.m.cfg.Environ, s.m.cfg.WorkDir)
+	proc, err := startProcess(s.cfg, s.m.cfg.Environ, s.m.cfg.WorkDir, s.m.cfg.Confine)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,6 +75,14 @@ type Config struct {
 	// MaxMessageBytes bounds one message from a server (default
 	// DefaultMaxMessageBytes).
 	MaxMessageBytes int
+	// Confine says how each stdio server's process is confined: the
+	// sandbox policy it runs under and environment entries added after
+	// the inherited base variables, before the server's own env (its
+	// private TMPDIR, caches). Every server starts through
+	// sandbox.Prepare and Launch.Apply; nil means sandbox mode Off. It
+	// is called from the Manager's goroutines and must be safe for
+	// concurrent use.
+	Confine func(ServerConfig) (Confinement, error)
 	// WorkDir is where stdio servers start and relative cwd values are
 	// resolved (default: rein's working directory).
 	WorkDir string

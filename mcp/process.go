@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // stderrTailBytes is how much of a server's stderr is kept for messages.
@@ -34,8 +36,9 @@ var baseEnvNames = []string{
 var baseEnvPrefixes = []string{"LC_", "XDG_"}
 
 // childEnv builds a stdio server's environment from rein's: the base
-// variables, those named in EnvVars, then Env on top.
-func childEnv(sc ServerConfig, environ []string) []string {
+// variables, those named in EnvVars, the confinement's extra entries,
+// then Env on top.
+func childEnv(sc ServerConfig, environ, extra []string) []string {
 	keep := func(name string) bool {
 		if slices.Contains(baseEnvNames, name) || slices.Contains(sc.EnvVars, name) {
 			return true
@@ -56,10 +59,24 @@ func childEnv(sc ServerConfig, environ []string) []string {
 			}
 		}
 	}
+	for _, kv := range extra {
+		if name, _, _ := strings.Cut(kv, "="); !hasKey(sc.Env, name) {
+			env = append(env, kv)
+		}
+	}
 	for _, k := range sc.Env.names() {
 		env = append(env, k+"="+sc.Env[k])
 	}
 	return env
+}
+
+func hasKey(m Secrets, k string) bool { _, ok := m[k]; return ok }
+
+// Confinement is how one stdio server runs: under Policy (sandbox mode
+// Off for none), with Env added to its environment (see Config.Confine).
+type Confinement struct {
+	Policy sandbox.Policy
+	Env    []string
 }
 
 // process is a running stdio server. Its stdio are plain pipes that rein
@@ -78,18 +95,33 @@ type process struct {
 	stopOnce sync.Once
 }
 
-// startProcess starts sc's command in its own process group.
-func startProcess(sc ServerConfig, environ []string, workDir string) (*process, error) {
+// startProcess starts sc's command, confined as confine says (nil: no
+// sandbox), in its own process group that dies with rein.
+func startProcess(sc ServerConfig, environ []string, workDir string, confine func(ServerConfig) (Confinement, error)) (*process, error) {
 	dir := sc.Cwd
 	if dir == "" {
 		dir = workDir
 	} else if !filepath.IsAbs(dir) && workDir != "" {
 		dir = filepath.Join(workDir, dir)
 	}
-	cmd := exec.Command(sc.Command, sc.Args...)
-	cmd.Dir = dir
-	cmd.Env = childEnv(sc, environ)
-	setProcessGroup(cmd)
+	conf := Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}}
+	if confine != nil {
+		var err error
+		if conf, err = confine(sc); err != nil {
+			return nil, fmt.Errorf("cannot start %q: %w", clip(sc.Command, 200), err)
+		}
+	}
+	conf.Policy.Dir = dir
+	prog := sc.Command
+	if strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) && dir != "" {
+		prog = filepath.Join(dir, prog) // as the child, which starts in dir, would find it
+	}
+	launch, err := sandbox.Prepare(conf.Policy, append([]string{prog}, sc.Args...))
+	if err != nil {
+		return nil, startError(sc, dir, err)
+	}
+	cmd := &exec.Cmd{Dir: dir, Env: childEnv(sc, environ, conf.Env)}
+	launch.Apply(cmd)
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -121,6 +153,9 @@ func startProcess(sc ServerConfig, environ []string, workDir string) (*process, 
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
+		// A protected path the server created while it ran (.rein/, a
+		// git hook) goes with it, as after a command.
+		sandbox.Sweep(launch.Watch)
 		close(p.exited)
 	}()
 	return p, nil

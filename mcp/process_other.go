@@ -15,9 +15,6 @@ const (
 	sigKill
 )
 
-// setProcessGroup is a no-op where process groups do not exist.
-func setProcessGroup(*exec.Cmd) {}
-
 // signalGroup kills the process itself; there is no polite signal.
 func signalGroup(p *os.Process, _ signal) error {
 	if p == nil {

@@ -7,21 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
-
-	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 const (
 	sigTerm = syscall.SIGTERM
 	sigKill = syscall.SIGKILL
 )
-
-// setProcessGroup starts the command in a process group of its own, so
-// that stopping a server also stops what it spawned (npx starts node, a
-// shell wrapper starts the real server).
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = sandbox.ProcessAttr() // own group; on Linux it dies with rein
-}
 
 // signalGroup signals the process group led by p.
 func signalGroup(p *os.Process, sig syscall.Signal) error {

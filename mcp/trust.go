@@ -88,6 +88,9 @@ type TrustStatus struct {
 	// or names (see PinFiles); Truncated says more were left out.
 	Pins      []Pin
 	Truncated bool
+	// Network: the user granted the server the network when trusting
+	// it (rein mcp trust --network); otherwise it runs without.
+	Network bool
 	// Err is why the store could not be read (nothing is trusted then).
 	Err error
 }
@@ -126,6 +129,7 @@ func (t *TrustStore) Status(sc ServerConfig, workspace string) TrustStatus {
 		st.Known = true
 		st.Changed = diffPins(rec.Pins, st.Pins)
 		st.Trusted = len(st.Changed) == 0
+		st.Network = rec.Network
 		return st
 	}
 	if slices.Contains(f.Trusted, fp) {
@@ -143,8 +147,20 @@ func (t *TrustStore) Trusted(sc ServerConfig, workspace string) bool {
 
 // Trust records sc as allowed to start in workspace, as it is now: its
 // configuration and the contents of the workspace files it runs (see
-// PinFiles). It returns the status recorded.
+// PinFiles), without network. It returns the status recorded.
 func (t *TrustStore) Trust(sc ServerConfig, workspace string) (TrustStatus, error) {
+	return t.TrustWith(sc, workspace, Grant{})
+}
+
+// Grant is what trusting a workspace-defined server allows beyond
+// starting it in the sandbox.
+type Grant struct {
+	// Network lets the server's sandbox reach the network.
+	Network bool
+}
+
+// TrustWith is Trust with the grant g recorded alongside.
+func (t *TrustStore) TrustWith(sc ServerConfig, workspace string, g Grant) (TrustStatus, error) {
 	pins, truncated := PinFiles(sc, workspace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -157,11 +173,11 @@ func (t *TrustStore) Trust(sc ServerConfig, workspace string) (TrustStatus, erro
 	if pins == nil {
 		pins = []Pin{}
 	}
-	f.Servers[fp] = trustRecord{Pins: pins, Truncated: truncated}
+	f.Servers[fp] = trustRecord{Pins: pins, Truncated: truncated, Network: g.Network}
 	if err := t.save(f); err != nil {
 		return TrustStatus{Err: err}, err
 	}
-	return TrustStatus{Trusted: true, Known: true, Pins: pins, Truncated: truncated}, nil
+	return TrustStatus{Trusted: true, Known: true, Pins: pins, Truncated: truncated, Network: g.Network}, nil
 }
 
 // trustFile is the store's format.
@@ -175,6 +191,7 @@ type trustFile struct {
 type trustRecord struct {
 	Pins      []Pin `json:"pins"`
 	Truncated bool  `json:"truncated,omitempty"`
+	Network   bool  `json:"network,omitempty"`
 }
 
 func (t *TrustStore) save(f trustFile) error {
@@ -217,6 +234,12 @@ func (t *TrustStore) SplitTrusted(servers []ServerConfig, workspace string) (tru
 		if !st.Trusted {
 			untrusted = append(untrusted, Untrusted{Server: sc, Status: st})
 			continue
+		}
+		if sc.Project {
+			// A workspace-defined server's sandbox is what the user
+			// granted, never what its own files ask for.
+			network := st.Network
+			sc.Network, sc.Unconfined = &network, false
 		}
 		trusted = append(trusted, sc)
 		if sc.Disabled {

@@ -94,17 +94,11 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 	if err != nil {
 		return ExecResult{}, err
 	}
-	launch, err := sandbox.Prepare(sandbox.Policy{
-		Mode:       w.opts.Sandbox,
-		Writable:   append([]string{w.dir, tmp}, w.opts.SandboxWritable...),
-		Readable:   w.opts.SandboxReadable,
-		Network:    w.opts.SandboxNetwork,
-		Protected:  w.opts.SandboxProtected,
-		Hidden:     w.opts.SandboxHidden,
-		Dir:        dir,
-		Probe:      w.probe,
-		Namespaces: w.nsProbe,
-	}, []string{"bash", "-c", o.Command})
+	pol, err := w.SandboxPolicy(w.opts.SandboxNetwork, dir)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	launch, err := sandbox.Prepare(pol, []string{"bash", "-c", o.Command})
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("run command: %w", err)
 	}

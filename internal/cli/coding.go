@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 
 	"github.com/reinharness/rein/agent"
@@ -128,7 +127,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	real := canonicalDir(o.workspace)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
 		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
-	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it outside the sandbox")...)
+	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it")...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
 		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected, Network: network,
 	})
@@ -139,12 +138,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	for _, p := range protected {
 		roPaths = append(roPaths, p.Path)
 	}
-	hidden := sandbox.DefaultHidden(home, filepath.Dir(config.UserConfigPath(a.Getenv)), state)
-	if o.flags.configFile != "" {
-		if abs, err := filepath.Abs(o.flags.configFile); err == nil {
-			hidden = append(hidden, abs)
-		}
-	}
+	hidden := a.sandboxHidden(home, state, o.flags.configFile)
 	ws, err := workspace.Open(o.workspace, workspace.Options{
 		Sandbox:          sb.mode,
 		SandboxReadable:  sb.readable,
@@ -161,7 +155,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace),
-		skillServers: a.skillServers(real, o.flags.stateDirFlag()), network: network}
+		skillServers: a.skillServers(ws, real, o.flags.stateDirFlag()), network: network}
 	a.warnSkills(h.skills)
 	if err := h.build(cfg, a.Getenv); err != nil {
 		ws.Close()
@@ -172,6 +166,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
+	// A repository's checks run only once trusted, like its hooks.
+	vs = a.trustedChecks(vs, real, state)
 	if !o.flags.noVerify {
 		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
 	}
@@ -185,7 +181,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		h.console = newConsoleInteraction(h.gate, read, a.Stderr)
 		in = h.console
 	}
-	if h.mcp, err = a.startMCP(plan, ws.Dir(), h.tools, in); err != nil {
+	if h.mcp, err = a.startMCP(plan, ws, h.tools, in); err != nil {
 		ws.Close()
 		return nil, err
 	}
@@ -210,6 +206,15 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		}
 	} else {
 		h.approver = headlessApprover(o.flags.approve)
+	}
+	if h.verify != nil {
+		var spec tool.Spec
+		if t, ok := h.tools.Get(commandTool); ok {
+			spec = t.Spec()
+		} else {
+			spec = tool.Spec{Name: commandTool}
+		}
+		h.verify.useGate(h.engine, h.approver, spec)
 	}
 	return h, nil
 }

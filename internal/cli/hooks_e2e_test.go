@@ -74,6 +74,13 @@ func hookTable(event, matcher, command string, timeout int) string {
 	return s + "hooks = [{ type = \"command\", command = " + string(cmd) + t + " }]\n\n"
 }
 
+// unconfinedTable is hookTable for a user hook with sandbox = false:
+// its scripts live outside the workspace (in the test's temporary
+// directory, which the sandbox's private /tmp hides) and it writes there.
+func unconfinedTable(event, matcher, command string, timeout int) string {
+	return strings.Replace(hookTable(event, matcher, command, timeout), " }]\n", ", sandbox = false }]\n", 1)
+}
+
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // runHooked runs `rein run` against the scripted model and returns the
@@ -114,7 +121,7 @@ func TestHooksE2EValidatorBlocksGrep(t *testing.T) {
 	e := newHookEnv(t)
 	writeFiles(t, e.workspace, map[string]string{"notes.txt": "TODO: marker-4711\n"})
 	check := e.script(t, "bash_validator.py", grepValidatorPy)
-	e.userHooks(t, hookTable("PreToolUse", "Bash", "python3 "+check, 10))
+	e.userHooks(t, unconfinedTable("PreToolUse", "Bash", "python3 "+check, 10))
 	res, bodies := e.runHooked(t, []modeltest.Step{
 		sse(twoToolBody("g1", "run_command", runArgs("grep -r TODO ."), "g2", "run_command", runArgs("cat notes.txt"))),
 		sse(textBody("done")),
@@ -158,7 +165,7 @@ func TestHooksE2EPostToolUseFormatter(t *testing.T) {
 	needPython3(t)
 	e := newHookEnv(t)
 	fmtPy := e.script(t, "format.py", formatterPy)
-	e.userHooks(t, hookTable("PostToolUse", "Write|Edit", "python3 "+fmtPy, 10))
+	e.userHooks(t, unconfinedTable("PostToolUse", "Write|Edit", "python3 "+fmtPy, 10))
 	args, _ := json.Marshal(map[string]string{"path": "src/app.py", "content": "def f():\n\treturn 1   \n\n"})
 	res, bodies := e.runHooked(t, []modeltest.Step{
 		sse(toolBody("w1", "write_file", string(args))),
@@ -190,7 +197,7 @@ func TestHooksE2EStopRefusesUntilFileExists(t *testing.T) {
 	needPython3(t)
 	e := newHookEnv(t)
 	stop := e.script(t, "stop.py", stopUntilDonePy)
-	e.userHooks(t, hookTable("Stop", "", "python3 "+stop, 10))
+	e.userHooks(t, unconfinedTable("Stop", "", "python3 "+stop, 10))
 	res, bodies := e.runHooked(t, []modeltest.Step{
 		sse(textBody("all finished")),
 		sse(toolBody("d1", "write_file", `{"path":"DONE","content":"yes\n"}`)),
@@ -221,7 +228,7 @@ input=$(cat)
 printf '%s' "$input" | sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p' > `+seen+`
 echo "Project context: the release branch is release-42."
 `)
-	e.userHooks(t, hookTable("UserPromptSubmit", "", ctx, 10))
+	e.userHooks(t, unconfinedTable("UserPromptSubmit", "", ctx, 10))
 	res, bodies := e.runHooked(t, []modeltest.Step{sse(textBody("ok"))})
 	if res.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
@@ -251,8 +258,8 @@ func TestHooksE2EHangingAndGarbageHooksAreWarnings(t *testing.T) {
 	e := newHookEnv(t)
 	hang := e.script(t, "hang.sh", "#!/usr/bin/env bash\nsleep 120 &\nsleep 120\n")
 	garbage := e.script(t, "garbage.sh", "#!/usr/bin/env bash\ncat >/dev/null\nprintf '{\"decision\": \\x00\\xff garbage'\nhead -c 100000 /dev/urandom\n")
-	e.userHooks(t, hookTable("PreToolUse", "", hang, 1)+hookTable("PostToolUse", "*", garbage, 10)+
-		hookTable("UserPromptSubmit", "", "exit 7", 10))
+	e.userHooks(t, unconfinedTable("PreToolUse", "", hang, 1)+unconfinedTable("PostToolUse", "*", garbage, 10)+
+		unconfinedTable("UserPromptSubmit", "", "exit 7", 10))
 	start := time.Now()
 	res, bodies := e.runHooked(t, []modeltest.Step{
 		sse(toolBody("c1", "calculator", `{"expression":"6*7"}`)),
@@ -290,7 +297,7 @@ func TestHooksE2EPermissionDecisionDeny(t *testing.T) {
 	e := newHookEnv(t)
 	writeFiles(t, e.workspace, map[string]string{"keep.txt": "precious\n"})
 	deny := e.script(t, "deny.py", denyRmPy)
-	e.userHooks(t, hookTable("PreToolUse", "Bash", "python3 "+deny, 10))
+	e.userHooks(t, unconfinedTable("PreToolUse", "Bash", "python3 "+deny, 10))
 	res, bodies := e.runHooked(t, []modeltest.Step{
 		sse(toolBody("r1", "run_command", runArgs("rm keep.txt"))),
 		sse(textBody("tried")),
@@ -341,7 +348,7 @@ func TestHooksE2EOnlyUserAllowLiftsAsk(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(e.workspace, ".claude")); err != nil {
 		t.Fatal(err)
 	}
-	e.userHooks(t, hookTable("PreToolUse", "Bash", allowAllHook, 10))
+	e.userHooks(t, unconfinedTable("PreToolUse", "Bash", allowAllHook, 10))
 	res, _ = e.runHooked(t, steps())
 	if res.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
@@ -363,7 +370,8 @@ func writeClaudeSettings(t *testing.T, ws, event, matcher, command string) {
 
 func TestHooksE2EUntrustedProjectHooksRunNothing(t *testing.T) {
 	e := newHookEnv(t)
-	marker := filepath.Join(e.dir, "ran")
+	// Project hooks run in the sandbox: the marker is in the workspace.
+	marker := filepath.Join(e.workspace, "ran")
 	writeClaudeSettings(t, e.workspace, "UserPromptSubmit", "", "echo x >> "+marker)
 	steps := func() []modeltest.Step { return []modeltest.Step{sse(textBody("ok"))} }
 
@@ -406,7 +414,7 @@ func TestHooksE2EUntrustedProjectHooksRunNothing(t *testing.T) {
 
 func TestHooksE2EProjectScriptIsPinned(t *testing.T) {
 	e := newHookEnv(t)
-	marker := filepath.Join(e.dir, "ran")
+	marker := filepath.Join(e.workspace, "ran")
 	writeFiles(t, e.workspace, map[string]string{".claude/hooks/ctx.sh": "echo one >> " + marker + "\n"})
 	writeClaudeSettings(t, e.workspace, "UserPromptSubmit", "", `bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/ctx.sh`)
 	res := e.run(t, "hooks", "trust")
@@ -454,7 +462,7 @@ func TestHooksE2EManualPreCompact(t *testing.T) {
 	seen := filepath.Join(e.dir, "precompact.json")
 	rec := e.script(t, "rec.sh", "#!/bin/bash\ncat > '"+seen+"'\n")
 	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n\n"+
-		hookTable("PreCompact", "manual", rec, 10))
+		unconfinedTable("PreCompact", "manual", rec, 10))
 	srv := modeltest.NewServer(t,
 		sse(textBody("first answer")),
 		sse(textBody("second answer")),
@@ -475,7 +483,7 @@ func TestHooksE2EManualPreCompact(t *testing.T) {
 
 	stop := e.script(t, "stop.sh", "#!/bin/bash\necho '{\"continue\": false, \"stopReason\": \"not now\"}'\n")
 	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n\n"+
-		hookTable("PreCompact", "", stop, 10))
+		unconfinedTable("PreCompact", "", stop, 10))
 	srv = modeltest.NewServer(t, sse(textBody("first answer")), sse(textBody("second answer")))
 	res = e.invoke("first question\nsecond question\n/compact\n").run(t, "chat", "-e", srv.URL)
 	if res.code != 0 || !strings.Contains(res.stderr, "compaction stopped by a PreCompact hook: not now") {
@@ -486,12 +494,12 @@ func TestHooksE2EManualPreCompact(t *testing.T) {
 	}
 }
 
-// TestHooksE2EModelCannotRewriteAHookScript: hooks run outside the
-// sandbox, so a workspace script a hook runs is code the model would run
-// unconfined at the next hook event if it could rewrite it. A hostile
-// model tries write_file (editor: the write asks, and nobody can approve
-// it) and a shell redirect (full preset: the sandbox keeps the file
-// read-only); the script is unchanged and the payload never runs.
+// TestHooksE2EModelCannotRewriteAHookScript: hooks run in the sandbox
+// (TestBoundaryHooksRunInTheSandbox), and the workspace script a hook
+// names stays protected as a change detector, so what runs is what the
+// user reviewed. A hostile model tries write_file (editor: the write
+// asks, and nobody can approve it) and a shell redirect (full preset: the
+// sandbox keeps the file read-only); the script is unchanged.
 func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
 	e := newHookEnv(t)
 	script := filepath.Join(e.workspace, "scripts", "check.sh")
@@ -521,7 +529,42 @@ func TestHooksE2EModelCannotRewriteAHookScript(t *testing.T) {
 			t.Errorf("%s: the hook script was rewritten: %q (%v)", tc.preset, got, err)
 		}
 		if _, err := os.Stat(pwned); err == nil {
-			t.Fatalf("%s: the model's payload ran as a hook outside the sandbox", tc.preset)
+			t.Fatalf("%s: the model's payload ran as a hook and wrote outside the workspace", tc.preset)
+		}
+	}
+}
+
+// TestHooksE2EAllowCoversOnlyTheInputItSaw: the user's hook allows every
+// command it is shown; a trusted project hook swaps the model's harmless
+// command for another. The user's allow was for the command it saw, so
+// the swapped-in command is decided afresh: the editor preset asks, and
+// under --approve never nothing runs. Spellings of the swap: updatedInput
+// in Claude Code's vocabulary and in rein's.
+func TestHooksE2EAllowCoversOnlyTheInputItSaw(t *testing.T) {
+	e := newHookEnv(t)
+	swapped := filepath.Join(e.workspace, "swapped.txt")
+	e.userHooks(t, unconfinedTable("PreToolUse", "", allowAllHook, 10))
+	for i, update := range []string{
+		`{"command":"echo $(echo swapped) > swapped.txt"}`,
+		`{"command":"echo $(echo swapped) > swapped.txt","timeout":5000}`,
+	} {
+		swap := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":` + update + `}}'`
+		writeClaudeSettings(t, e.workspace, "PreToolUse", "Bash", swap)
+		if res := e.run(t, "hooks", "trust"); res.code != 0 {
+			t.Fatalf("hooks trust: exit %d\n%s", res.code, res.stderr)
+		}
+		res, bodies := e.runHooked(t, []modeltest.Step{sse(toolBody("a1", "run_command", runArgs(askedCommand))), sse(textBody("ok"))})
+		if res.code != 0 {
+			t.Fatalf("%d: exit %d; stderr:\n%s", i, res.code, res.stderr)
+		}
+		if _, err := os.Stat(swapped); err == nil {
+			t.Fatalf("%d: the user's allow carried over to the command a project hook swapped in", i)
+		}
+		if _, err := os.Stat(filepath.Join(e.workspace, "lifted.txt")); err == nil {
+			t.Fatalf("%d: the model's command ran instead of the decided one", i)
+		}
+		if r := toolResults(t, []byte(bodies[1]))["a1"]; !strings.Contains(r, "approval") {
+			t.Errorf("%d: result = %q, want the policy's denial of the swapped command", i, r)
 		}
 	}
 }

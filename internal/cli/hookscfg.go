@@ -31,6 +31,9 @@ type hookSet struct {
 	project hooks.Config
 	// warnings are what could not be used, naming the file.
 	warnings []string
+	// checks are the project's [verify] checks, trusted with the hooks
+	// (set by loadHookSet only).
+	checks []verifyCheck
 }
 
 // all returns the hooks of both layers, the user's first.
@@ -63,6 +66,9 @@ func loadHooks(cfg *config.Config, ws string) (hookSet, error) {
 		}
 		c, w := hooks.Build(layer, sec.Source.Name, events)
 		s.warnings = append(s.warnings, w...)
+		if err := checkUnconfinedHooks(c, ws); err != nil {
+			return hookSet{}, err
+		}
 		if layer == hooks.LayerUser {
 			s.user.Add(c)
 		} else {
@@ -162,4 +168,22 @@ func linkOut(root *os.Root, name string) string {
 		}
 	}
 	return ""
+}
+
+// checkUnconfinedHooks refuses a user hook's sandbox = false when what
+// it runs lies in the workspace ws (see checkOutsideWorkspace): the model
+// can edit those files, so they would be its code running unconfined.
+func checkUnconfinedHooks(c hooks.Config, ws string) error {
+	for _, g := range c.Groups {
+		for _, h := range g.Hooks {
+			if !h.Unconfined {
+				continue
+			}
+			if err := checkScriptOutside(ws, ws, h.Command); err != nil {
+				return fmt.Errorf("%s: %s hook %q has sandbox = false, refused: %v; only a hook whose every file lies outside the workspace may run outside the sandbox: move the script out of the workspace (and name it by its full path) or remove sandbox = false",
+					g.Source, g.Event, clipRunes(h.Command, 120), err)
+			}
+		}
+	}
+	return nil
 }

@@ -23,12 +23,19 @@ Claude Code's: [[hooks.EVENT]] tables in config.toml and the "hooks" object of
 the workspace's .claude/settings.json and .claude/settings.local.json.
 
   rein hooks list     each hook: event, matcher, layer, trusted?, command
-  rein hooks trust    allow the hooks the workspace defines to run
+  rein hooks trust    allow the hooks and [verify] checks the workspace defines
 
 Hooks in your own configuration always run. Hooks the workspace defines
 (.rein/config.toml, .claude/settings*.json) come with the repository and run
 nothing until you trusted them as they are; any change to them, or to the
-workspace scripts they run, asks again.`,
+workspace scripts they run, asks again. The same holds for the [verify] checks
+a workspace's .rein/config.toml adds, which the policy then decides like the
+agent's commands.
+
+Every hook runs inside rein's sandbox (the workspace writable, its protected
+paths read-only, your secret stores hidden, the session's network). A hook of
+your own config may set sandbox = false, and only when nothing it runs lies in
+the workspace; network = true or false sets its network.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -36,7 +43,8 @@ workspace scripts they run, asks again.`,
 	return cmd
 }
 
-// loadHookSet loads the configuration the flags name and its hooks.
+// loadHookSet loads the configuration the flags name, its hooks and the
+// project's [verify] checks (which need the same trust).
 func (a *App) loadHookSet(f *mcpFlags) (hookSet, string, error) {
 	cfg, ws, err := a.load(&f.common)
 	if err != nil {
@@ -47,6 +55,11 @@ func (a *App) loadHookSet(f *mcpFlags) (hookSet, string, error) {
 	if err != nil {
 		return hookSet{}, "", err
 	}
+	vs, err := loadVerify(cfg)
+	if err != nil {
+		return hookSet{}, "", err
+	}
+	set.checks = projectChecks(vs.checks)
 	a.warnHookConfig(set.warnings)
 	return set, ws, nil
 }
@@ -67,11 +80,12 @@ func (a *App) hooksListCommand() *cobra.Command {
 			}
 			all := set.all()
 			out := termsafe.NewWriter(a.Stdout)
-			if len(all.Groups) == 0 {
+			if len(all.Groups) == 0 && len(set.checks) == 0 {
 				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
 			st := a.hookTrustStore(f.stateDir).Status(set.project, ws)
+			cst := checksStatus(checksStore(stateDir(f.stateDir, a.Getenv)), set.checks, ws)
 			fmt.Fprintln(out, "EVENT\tMATCHER\tLAYER\tRUNS\tTIMEOUT\tCOMMAND\tSOURCE")
 			for _, g := range all.Groups {
 				runs := "yes"
@@ -83,9 +97,20 @@ func (a *App) hooksListCommand() *cobra.Command {
 					matcher = "*"
 				}
 				for _, h := range g.Hooks {
-					fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, termsafe.Line(runs),
-						h.Timeout, termText(h.Command, 200), termText(g.Source, 200))
+					state := runs
+					if h.Unconfined {
+						state += ", outside the sandbox"
+					}
+					fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Event, termText(matcher, 80), g.Layer, termsafe.Line(state),
+						h.Timeout, termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
+			}
+			for _, c := range set.checks {
+				runs := "yes (decided by the policy)"
+				if !cst.Trusted {
+					runs = "no: " + untrustedWhy(cst)
+				}
+				fmt.Fprintf(out, "Verify\t-\tproject\t%s\t%s\t%s\t%s\n", termsafe.Line(runs), c.timeout, termText(c.script, 1<<14), termText(c.source, 200))
 			}
 			return nil
 		},
@@ -126,8 +151,16 @@ again.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			if len(set.project.Groups) == 0 {
+			if len(set.project.Groups) == 0 && len(set.checks) == 0 {
 				fmt.Fprintln(a.Stdout, "this workspace defines no hooks; hooks in your own config need no trust")
+				return nil
+			}
+			if len(set.checks) > 0 {
+				if err := a.trustChecksCmd(set.checks, ws, f.stateDir); err != nil {
+					return a.fail(err, nil)
+				}
+			}
+			if len(set.project.Groups) == 0 {
 				return nil
 			}
 			store := a.hookTrustStore(f.stateDir)
@@ -139,9 +172,10 @@ again.`,
 			fmt.Fprintf(a.Stdout, "trusted %d hooks of %s:\n", set.project.Len(), termText(ws, 200))
 			for _, g := range set.project.Groups {
 				for _, h := range g.Hooks {
-					fmt.Fprintf(a.Stdout, "  %s %s: runs %s (%s)\n", g.Event, termText(orStar(g.Matcher), 80), termText(h.Command, 200), termText(g.Source, 200))
+					fmt.Fprintf(a.Stdout, "  %s %s: runs %s (%s)\n", g.Event, termText(orStar(g.Matcher), 80), termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
 			}
+			fmt.Fprintln(termsafe.NewWriter(a.Stdout), hooksSandboxNote)
 			if len(before.Changed) > 0 {
 				fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))
 			}
@@ -155,6 +189,28 @@ again.`,
 	}
 	registerHooksFlags(&f, cmd)
 	return cmd
+}
+
+// hooksSandboxNote says how trusted hooks run.
+const hooksSandboxNote = "  they run in rein's sandbox, like the agent's commands: the workspace writable, its protected paths read-only, your secret stores hidden, the session's network; only a hook of your own config may run outside it (sandbox = false), and never one that runs a workspace file"
+
+// trustChecksCmd records the project's [verify] checks as trusted and
+// shows them.
+func (a *App) trustChecksCmd(checks []verifyCheck, ws, stateDirFlag string) error {
+	store := checksStore(stateDir(stateDirFlag, a.Getenv))
+	before := checksStatus(store, checks, ws)
+	if _, err := trustChecks(store, checks, ws); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "trusted %s of %s's [verify]:\n", plural(len(checks), "check"), termText(ws, 200))
+	for _, c := range checks {
+		fmt.Fprintf(a.Stdout, "  runs %s (%s)\n", termText(c.script, 1<<14), termText(c.source, 200))
+	}
+	if len(before.Changed) > 0 {
+		fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))
+	}
+	fmt.Fprintln(a.Stdout, "  each runs in the sandbox with the session's network, decided by the policy like the agent's commands: a hard denial is refused, and what needs approval is asked (refused under --approve never)")
+	return nil
 }
 
 func orStar(m string) string {

@@ -67,6 +67,18 @@ func (a *App) hookTrustStore(stateDirFlag string) *hookTrustStore {
 // name, with $CLAUDE_PROJECT_DIR and $REIN_PROJECT_DIR expanded as they
 // will be when the hooks run.
 func hookPins(c hooks.Config, ws string) []mcp.Pin {
+	var scripts []string
+	for _, g := range c.Groups {
+		for _, h := range g.Hooks {
+			scripts = append(scripts, h.Command)
+		}
+	}
+	return scriptPins(scripts, ws)
+}
+
+// scriptPins returns the states of the workspace files the bash scripts
+// name, with $CLAUDE_PROJECT_DIR and $REIN_PROJECT_DIR expanded.
+func scriptPins(scripts []string, ws string) []mcp.Pin {
 	// Quoted forms first: "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is how
 	// Claude Code's documentation writes them, and the quotes would cut
 	// the path in two.
@@ -77,14 +89,12 @@ func hookPins(c hooks.Config, ws string) []mcp.Pin {
 	expand := strings.NewReplacer(pairs...)
 	seen := map[string]bool{}
 	var pins []mcp.Pin
-	for _, g := range c.Groups {
-		for _, h := range g.Hooks {
-			ps, _ := mcp.PinFiles(mcp.ServerConfig{Command: "bash", Args: []string{"-c", expand.Replace(h.Command)}}, ws)
-			for _, p := range ps {
-				if !seen[p.Path] {
-					seen[p.Path] = true
-					pins = append(pins, p)
-				}
+	for _, script := range scripts {
+		ps, _ := mcp.PinFiles(mcp.ServerConfig{Command: "bash", Args: []string{"-c", expand.Replace(script)}}, ws)
+		for _, p := range ps {
+			if !seen[p.Path] {
+				seen[p.Path] = true
+				pins = append(pins, p)
 			}
 		}
 	}
@@ -94,9 +104,9 @@ func hookPins(c hooks.Config, ws string) []mcp.Pin {
 
 // hookFiles returns the workspace files (absolute) that any configured
 // hook runs or names, the user's and the project's, trusted or not.
-// Hooks run outside the sandbox, so a script the model could rewrite
-// would be code it runs unconfined at the next hook event: writes to
-// these files ask under every preset and commands cannot change them.
+// Hooks run in the sandbox; the files stay protected as a change
+// detector (writes ask, commands cannot change them), so that what the
+// user reviewed is what runs.
 func hookFiles(cfg *config.Config, ws string) []string {
 	set, err := loadHooks(cfg, ws)
 	if err != nil {
@@ -111,11 +121,21 @@ func hookFiles(cfg *config.Config, ws string) []string {
 // Status reports whether the project hooks c of workspace ws may run.
 // No project hooks need no trust.
 func (t *hookTrustStore) Status(c hooks.Config, ws string) hookTrust {
-	st := hookTrust{Pins: hookPins(c, ws)}
 	if len(c.Groups) == 0 {
-		st.Trusted = true
-		return st
+		return hookTrust{Trusted: true, Pins: hookPins(c, ws)}
 	}
+	return t.status(ws, hooks.Fingerprint(c), hookPins(c, ws))
+}
+
+// Trust records the project hooks c of ws, as they are now, as trusted.
+func (t *hookTrustStore) Trust(c hooks.Config, ws string) (hookTrust, error) {
+	return t.trust(ws, hooks.Fingerprint(c), hookPins(c, ws))
+}
+
+// status compares what the store holds for ws with the fingerprint fp
+// of what would run and the current states of the files it names.
+func (t *hookTrustStore) status(ws, fp string, pins []mcp.Pin) hookTrust {
+	st := hookTrust{Pins: pins}
 	t.mu.Lock()
 	f, err := t.load()
 	t.mu.Unlock()
@@ -128,7 +148,7 @@ func (t *hookTrustStore) Status(c hooks.Config, ws string) hookTrust {
 		return st
 	}
 	st.Known = true
-	if rec.Fingerprint != hooks.Fingerprint(c) {
+	if rec.Fingerprint != fp {
 		return st
 	}
 	st.Changed = changedPins(rec.Pins, st.Pins)
@@ -136,9 +156,8 @@ func (t *hookTrustStore) Status(c hooks.Config, ws string) hookTrust {
 	return st
 }
 
-// Trust records the project hooks c of ws, as they are now, as trusted.
-func (t *hookTrustStore) Trust(c hooks.Config, ws string) (hookTrust, error) {
-	pins := hookPins(c, ws)
+// trust records fp and pins as trusted for ws.
+func (t *hookTrustStore) trust(ws, fp string, pins []mcp.Pin) (hookTrust, error) {
 	if pins == nil {
 		pins = []mcp.Pin{}
 	}
@@ -148,7 +167,7 @@ func (t *hookTrustStore) Trust(c hooks.Config, ws string) (hookTrust, error) {
 	if err != nil {
 		return hookTrust{Err: err}, err
 	}
-	f.Workspaces[ws] = hookTrustRecord{Fingerprint: hooks.Fingerprint(c), Pins: pins}
+	f.Workspaces[ws] = hookTrustRecord{Fingerprint: fp, Pins: pins}
 	if err := t.save(f); err != nil {
 		return hookTrust{Err: err}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/hooks"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/workspace"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // transcriptsDir is where session transcripts for hooks live in the
@@ -68,11 +71,42 @@ func (a *App) hookRunner(cfg *config.Config, h *harness, stateDir string) (*hook
 	dir := filepath.Join(stateDir, transcriptsDir)
 	runner, err := hooks.NewRunner(hooks.RunnerConfig{
 		Config: run, Workspace: ws, TranscriptDir: dir, Env: a.environ(), Logger: log,
+		Confine: hookConfiner(h.ws, a.environ()),
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	return runner, dir, nil
+}
+
+// hookConfiner runs every hook in its own instance of the workspace's
+// sandbox (workspace writable, protected paths read-only, hidden paths
+// masked) with the secrets of environ scrubbed as for commands, and with
+// the session's network unless the user's config sets the hook's own.
+// Only a user hook with sandbox = false — checked at load to run nothing
+// in the workspace — runs unconfined, with rein's environment.
+func hookConfiner(ws *workspace.Workspace, environ []string) func(hooks.Command) (hooks.Confinement, error) {
+	if environ == nil {
+		environ = os.Environ() // Main's App lists nothing: rein's own
+	}
+	return func(c hooks.Command) (hooks.Confinement, error) {
+		if c.Unconfined {
+			return hooks.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}, Env: environ}, nil
+		}
+		network := ws.SandboxNetwork()
+		if c.Network != nil {
+			network = *c.Network
+		}
+		pol, err := ws.SandboxPolicy(network, "")
+		if err != nil {
+			return hooks.Confinement{}, err
+		}
+		env, err := ws.SandboxEnv(environ, true)
+		if err != nil {
+			return hooks.Confinement{}, err
+		}
+		return hooks.Confinement{Policy: pol, Env: env}, nil
+	}
 }
 
 // warnUntrustedHooks says once that the workspace's hooks did not run,

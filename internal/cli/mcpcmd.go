@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/telemetry/redact"
@@ -36,6 +37,9 @@ type mcpFlags struct {
 	// untrusted are the workspace's servers that were left out for want
 	// of trust (rein mcp list shows them).
 	untrusted []mcp.Untrusted
+	// cfg is the loaded configuration (set by mcpServers): its
+	// [sandbox] confines the servers the command starts.
+	cfg *config.Config
 }
 
 func (f *mcpFlags) register(cmd *cobra.Command) {
@@ -252,7 +256,10 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 	}
 	trusted, untrusted, _ := a.trustStore(f.stateDir).SplitTrusted(servers, ws)
 	a.warnUntrusted(untrusted)
-	f.untrusted = untrusted
+	if err := checkUnconfinedServers(trusted, ws); err != nil {
+		return nil, "", err
+	}
+	f.untrusted, f.cfg = untrusted, cfg
 	return trusted, ws, nil
 }
 
@@ -282,6 +289,15 @@ func (a *App) mcpOne(ctx context.Context, f *mcpFlags, name string, fn func(cont
 // and refreshed; a sign-in flow runs only when f.signIn allows one.
 func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws string, f *mcpFlags, fn func(context.Context, *mcp.Manager) error) error {
 	mc := a.mcpConfig(servers, ws, mcp.Decline{})
+	if f.cfg != nil {
+		// The servers start in the workspace's sandbox, as in a run.
+		sw, err := a.serverWorkspace(f.cfg, ws, f.stateDir, f.common.configFile)
+		if err != nil {
+			return a.fail(err, nil)
+		}
+		defer sw.Close()
+		mc.Confine = mcpConfiner(sw)
+	}
 	mc.Tokens = a.tokenStore(f.stateDir)
 	if f.signIn && len(servers) == 1 && servers[0].UsesOAuth() && mc.Tokens != nil {
 		lb, sc, err := a.withLoopback(servers[0])

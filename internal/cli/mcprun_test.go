@@ -89,7 +89,9 @@ func TestRunCallsMCPTools(t *testing.T) {
 				server = fmt.Sprintf("url = %q\n", startEverythingHTTP(t, node, js))
 			}
 			e := newEnv(t)
-			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.everything]\n"+server+
+			// The sandboxed node takes longer to start than the default grace
+			// on a loaded machine: wait for it.
+			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"20s\"\n\n[mcp_servers.everything]\n"+server+
 				"\n[[policy.tools]]\nname = \"everything__*\"\naction = \"allow\"\n")
 			srv := modeltest.NewServer(t,
 				sse(toolBody("c1", "everything__get-sum", `{"a":19,"b":23}`)),
@@ -124,10 +126,11 @@ func TestRunCallsMCPTools(t *testing.T) {
 // until the user trusts it, and that trusting it as it is lets it start.
 func TestWorkspaceServersNeedTrust(t *testing.T) {
 	e := newEnv(t)
-	marker := filepath.Join(e.home, "started")
-	// The "server" only proves it ran by touching a file outside the
-	// workspace, then exits: it is not a working MCP server.
-	mcpJSON := fmt.Sprintf(`{"mcpServers":{"repo":{"command":"sh","args":["-c","touch %s"]}}}`, marker)
+	marker := filepath.Join(e.workspace, "started")
+	// The "server" only proves it ran by touching a file in the
+	// workspace (it runs in the sandbox; "$PWD" keeps the marker off the
+	// pinned paths), then exits: it is not a working MCP server.
+	mcpJSON := `{"mcpServers":{"repo":{"command":"sh","args":["-c","touch \"$PWD\"/started"]}}}`
 	writeFiles(t, e.workspace, map[string]string{".mcp.json": mcpJSON})
 	srv := modeltest.NewServer(t, sse(textBody("hello")))
 	res := e.run(t, "run", "-e", srv.URL, "hi")

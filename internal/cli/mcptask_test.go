@@ -29,7 +29,7 @@ func TestBinaryRunCallsMCPTask(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.inner]\n"+
-				fmt.Sprintf("command = %q\nargs = [\"mcp\", \"serve\", \"--tools\", \"run_command\", \"--approve\", \"auto\"]\n", bin)+
+				fmt.Sprintf("command = %q\nargs = [\"mcp\", \"serve\", \"--tools\", \"run_command\", \"--approve\", \"auto\"]\nsandbox = false # rein itself, outside the workspace, with its own sandbox for run_command\n", bin)+
 				fmt.Sprintf("protocol_version = %q\n", tc.era)+tc.extra+
 				"\n[[policy.tools]]\nname = \"inner__run_command\"\naction = \"allow\"\n")
 			srv := modeltest.NewServer(t,
@@ -64,7 +64,7 @@ func TestTUIShowsMCPTaskStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.inner]\n"+
-		fmt.Sprintf("command = %q\nargs = [\"mcp\", \"serve\", \"--tools\", \"run_command\", \"--approve\", \"auto\"]\n", bin)+
+		fmt.Sprintf("command = %q\nargs = [\"mcp\", \"serve\", \"--tools\", \"run_command\", \"--approve\", \"auto\"]\nsandbox = false # rein itself, outside the workspace, with its own sandbox for run_command\n", bin)+
 		"protocol_version = \"2026-07-28\"\n"+
 		"\n[[policy.tools]]\nname = \"inner__run_command\"\naction = \"allow\"\n")
 	srv := modeltest.NewServer(t,

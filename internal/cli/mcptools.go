@@ -3,7 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +17,8 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/workspace"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // mcpTools connects the configured MCP servers in the background and adds
@@ -60,6 +66,9 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 	// A repository's own servers start only once the user trusted them.
 	trusted, untrusted, files := a.trustStore(stateDirFlag).SplitTrusted(servers, workspace)
 	a.warnUntrusted(untrusted)
+	if err := checkUnconfinedServers(trusted, workspace); err != nil {
+		return nil, err
+	}
 	grace, err := loadStartupGrace(cfg)
 	if err != nil {
 		return nil, err
@@ -71,8 +80,8 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 // resolved as the workspace is) that the MCP servers allowed to start run
 // or name: the scripts and configuration the user trusted. Writes to them
 // ask under every preset (policy.EngineConfig.Protected), and the sandbox
-// should keep them read-only, so the agent cannot rewrite what runs
-// unsandboxed next session.
+// keeps them read-only: a change detector, so that what the user reviewed
+// is what runs (the servers themselves run in the sandbox).
 func (p *mcpPlan) trustedServerFiles() []string {
 	if p == nil {
 		return nil
@@ -85,12 +94,13 @@ func (p *mcpPlan) trustedServerFiles() []string {
 // the run is set up. in answers the servers' elicitation and sampling
 // requests: the console in a chat on a terminal, mcp.Decline{} wherever
 // nobody can be asked.
-func (a *App) startMCP(plan *mcpPlan, workspace string, set *tool.Set, in mcp.Interaction) (*mcpTools, error) {
+func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in mcp.Interaction) (*mcpTools, error) {
 	if plan == nil || len(plan.servers) == 0 {
 		return nil, nil
 	}
 	mt := &mcpTools{app: a, set: set, added: map[string]bool{}, grace: plan.grace}
-	mc := a.mcpConfig(plan.servers, workspace, in)
+	mc := a.mcpConfig(plan.servers, ws.Dir(), in)
+	mc.Confine = mcpConfiner(ws)
 	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
 	mc.OnConnected = func(server string) { go mt.join(server) }
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
@@ -106,6 +116,135 @@ func (a *App) startMCP(plan *mcpPlan, workspace string, set *tool.Set, in mcp.In
 	}
 	mt.m.Start()
 	return mt, nil
+}
+
+// checkUnconfinedServers refuses a user server's sandbox = false when
+// what it runs lies in the workspace (see checkOutsideWorkspace).
+func checkUnconfinedServers(servers []mcp.ServerConfig, ws string) error {
+	for _, sc := range servers {
+		if sc.Unconfined && !sc.Project && !sc.Disabled && sc.Command != "" {
+			if err := checkOutsideWorkspace(ws, serverDir(sc, ws), append([]string{sc.Command}, sc.Args...)); err != nil {
+				return fmt.Errorf("MCP server %s (%s) has sandbox = false, refused: %v; only a server whose every file lies outside the workspace may run outside the sandbox: install it outside the workspace and name it by its full path, or remove sandbox = false", sc.Name, sc.Source, err)
+			}
+		}
+	}
+	return nil
+}
+
+// serverDir is the directory sc starts in.
+func serverDir(sc mcp.ServerConfig, ws string) string {
+	switch {
+	case sc.Cwd == "":
+		return ws
+	case filepath.IsAbs(sc.Cwd):
+		return sc.Cwd
+	}
+	return filepath.Join(ws, sc.Cwd)
+}
+
+// mcpConfiner starts every stdio server in its own instance of ws's
+// sandbox, with a private TMPDIR and caches. The network: a
+// workspace-defined server gets it only when its trust grant says so
+// (rein mcp trust --network); a server of the user's own config keeps it
+// unless network = false. Only a user server with sandbox = false, whose
+// files all lie outside the workspace, runs unconfined.
+func mcpConfiner(ws *workspace.Workspace) func(mcp.ServerConfig) (mcp.Confinement, error) {
+	return func(sc mcp.ServerConfig) (mcp.Confinement, error) {
+		dir := serverDir(sc, ws.Dir())
+		if sc.Unconfined && !sc.Project {
+			if err := checkOutsideWorkspace(canonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
+				return mcp.Confinement{}, fmt.Errorf("sandbox = false refused: %w", err)
+			}
+			return mcp.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}}, nil
+		}
+		network := !sc.Project
+		if sc.Network != nil {
+			network = *sc.Network
+		}
+		pol, err := ws.SandboxPolicy(network, dir)
+		if err != nil {
+			return mcp.Confinement{}, err
+		}
+		if !sc.Project {
+			// A server of your own that lives in a hidden directory (a
+			// skill under rein's config directory) sees that directory;
+			// a workspace's server never un-hides anything.
+			pol.Hidden = unhide(pol.Hidden, dir, programPath(sc.Command, dir))
+		}
+		env, err := ws.SandboxEnv(nil, false)
+		if err != nil {
+			return mcp.Confinement{}, err
+		}
+		return mcp.Confinement{Policy: pol, Env: env}, nil
+	}
+}
+
+// serverWorkspace opens ws for confining the MCP servers a command other
+// than a run starts (rein mcp list, call, prompt): the configured
+// [sandbox] mode, readable and writable directories, the default
+// protected paths and rein's hidden ones, as a run has them.
+func (a *App) serverWorkspace(cfg *config.Config, ws, stateDirFlag, configFile string) (*workspace.Workspace, error) {
+	home := homeDir(a.Getenv)
+	sb, err := loadSandbox(cfg, ws, home)
+	if err != nil {
+		return nil, err
+	}
+	real := canonicalDir(ws)
+	ro := sandbox.DefaultProtected(real)
+	for _, p := range a.protectedInWorkspace(real, home, stateDirFlag, configFile) {
+		ro = append(ro, p.Path)
+	}
+	return workspace.Open(ws, workspace.Options{
+		Sandbox: sb.mode, SandboxReadable: sb.readable, SandboxWritable: sb.writable,
+		SandboxHidden:    a.sandboxHidden(home, stateDir(stateDirFlag, a.Getenv), configFile),
+		SandboxProtected: ro,
+		Logger:           slog.New(&warningHandler{w: a.Stderr}),
+	})
+}
+
+// sandboxHidden is what every sandbox rein starts hides: the usual
+// secret stores, rein's config and state, and a --config file.
+func (a *App) sandboxHidden(home, state, configFile string) []string {
+	hidden := sandbox.DefaultHidden(home, filepath.Dir(config.UserConfigPath(a.Getenv)), state)
+	if configFile != "" {
+		if abs, err := filepath.Abs(configFile); err == nil {
+			hidden = append(hidden, abs)
+		}
+	}
+	return hidden
+}
+
+// unhide returns hidden without the entries that contain one of paths.
+func unhide(hidden []string, paths ...string) []string {
+	var out []string
+	for _, h := range hidden {
+		if !slices.ContainsFunc(paths, func(p string) bool { return p != "" && inDir(p, h) }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// programPath resolves a server's command as it will start in dir
+// (symlinks followed; "" when it cannot be found).
+func programPath(command, dir string) string {
+	p := command
+	switch {
+	case p == "":
+		return ""
+	case !strings.ContainsRune(p, filepath.Separator):
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return ""
+		}
+		p = lp
+	case !filepath.IsAbs(p):
+		p = filepath.Join(dir, p)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // mcpConfig is the Manager configuration every command shares: rein's

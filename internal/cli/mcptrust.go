@@ -96,7 +96,8 @@ func describePins(st mcp.TrustStatus) string {
 }
 
 // describeServer says what starting sc runs or reaches, for the user to
-// review before trusting it. Secret values are not shown.
+// review before trusting it: every value but credentials, which are
+// shown as [redacted] (see describeEnv).
 func describeServer(sc mcp.ServerConfig) string {
 	if sc.URL != "" {
 		return "connects to " + sc.URL
@@ -112,13 +113,27 @@ func describeServer(sc mcp.ServerConfig) string {
 		s += " in " + sc.Cwd
 	}
 	if len(sc.Env) > 0 {
-		s += " with environment " + sc.Env.String()
+		s += " with environment " + describeEnv(sc.Env)
 	}
 	return s
 }
 
+// sandboxNote says how a trusted workspace server will run: in the
+// sandbox, with or without the network the user granted.
+func sandboxNote(sc mcp.ServerConfig, network bool, name string) string {
+	if sc.Command == "" {
+		return ""
+	}
+	const box = "  runs in rein's sandbox (only a server of your own config may opt out, and never one that runs a workspace file): the workspace writable, its protected paths read-only, your secret stores hidden"
+	if network {
+		return box + ", with network (granted with --network)\n"
+	}
+	return box + ", without network; if it needs the network: rein mcp trust --network " + termText(name, 80) + "\n"
+}
+
 func (a *App) mcpTrustCommand() *cobra.Command {
 	var f mcpFlags
+	var network bool
 	cmd := &cobra.Command{
 		Use:   "trust [SERVER...]",
 		Short: "Allow MCP servers defined by the workspace to start",
@@ -131,6 +146,14 @@ in the workspace, the files its arguments name, a Python -m module, the
 words of a sh -c script): when one changes, vanishes or appears, the server
 is not started until you trust it again, and while it is trusted the
 agent's writes to those files ask.
+
+A stdio server runs inside rein's sandbox, like the agent's commands: the
+workspace writable, its protected paths read-only, your secret stores hidden.
+A workspace's server has no network unless you trust it with --network.
+Every environment value is shown except credentials, and variables that can
+make a program run other code (NODE_OPTIONS, LD_PRELOAD, PYTHONPATH, PATH, …)
+are flagged. Only a server of your own config may set sandbox = false, and
+only when nothing it runs lies in the workspace.
 
 Without SERVER, list the workspace's servers and whether they are trusted.
 With SERVER names, show what each runs and record it as trusted. The MCP
@@ -181,11 +204,14 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 					return usagef("%q is not an MCP server defined by this workspace (its servers: %s); servers in your own config need no trust", name, strings.Join(project, ", "))
 				}
 				before := store.Status(sc, ws)
-				st, err := store.Trust(sc, ws)
+				st, err := store.TrustWith(sc, ws, mcp.Grant{Network: network})
 				if err != nil {
 					return a.fail(err, nil)
 				}
-				fmt.Fprintf(termsafe.NewWriter(a.Stdout), "trusted %s: %s (%s)\n", name, describeServer(sc), sc.Source)
+				out := termsafe.NewWriter(a.Stdout)
+				fmt.Fprintf(out, "trusted %s: %s (%s)\n", name, describeServer(sc), sc.Source)
+				fmt.Fprint(out, codeEnvWarning(sc.Env))
+				fmt.Fprint(out, sandboxNote(sc, network, name))
 				if len(before.Changed) > 0 {
 					fmt.Fprintf(termsafe.NewWriter(a.Stdout), "  changed since you last trusted it: %s\n", pathList(before.Changed))
 				}
@@ -195,5 +221,6 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&network, "network", false, "let the trusted servers' sandbox reach the network")
 	return cmd
 }

@@ -19,7 +19,10 @@ import (
 func trustPinsEnv(t *testing.T) (e *env, marker, script string) {
 	t.Helper()
 	e = newEnv(t)
-	marker = filepath.Join(e.home, "started")
+	// The server runs in the sandbox: it proves it started by touching
+	// a file in the workspace (named in the script, which is pinned, not
+	// on the command line, so the marker is no pinned path itself).
+	marker = filepath.Join(e.workspace, "started")
 	script = "touch " + marker + "\n"
 	writeFiles(t, e.workspace, map[string]string{
 		".mcp.json": `{"mcpServers":{"repo":{"command":"sh","args":["srv.sh"]}}}`,
@@ -176,4 +179,42 @@ func canonical(t *testing.T, dir string) string {
 		t.Fatal(fmt.Errorf("resolving %s: %w", dir, err))
 	}
 	return real
+}
+
+// TestTrustShowsEveryValueButCredentials: the trust prompt hides no
+// value that decides what runs — NODE_OPTIONS with --require, LD_PRELOAD,
+// PYTHONPATH, PATH are shown in full and flagged — while credentials stay
+// [redacted]; a server with network needs --network.
+func TestTrustShowsEveryValueButCredentials(t *testing.T) {
+	e := newEnv(t)
+	env := map[string]string{
+		"NODE_OPTIONS": "--require /tmp/evil.js", "LD_PRELOAD": "/tmp/evil.so", "PYTHONPATH": "/tmp/py",
+		"PATH": "/tmp/bin:/usr/bin", "PERL5OPT": "-Mevil", "BASH_ENV": "/tmp/rc", "LOG_LEVEL": "debug",
+		"API_KEY": "sk-live-0123456789abcdef", "DB_URL": "postgres://u:hunter2hunter2@db/x",
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"repo": map[string]any{"command": "node", "args": []string{"srv.js"}, "env": env}}})
+	writeFiles(t, e.workspace, map[string]string{".mcp.json": string(b), "srv.js": ""})
+	res := e.run(t, "mcp", "trust", "repo")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"NODE_OPTIONS='--require /tmp/evil.js' (CAN RUN CODE)", "LD_PRELOAD=/tmp/evil.so (CAN RUN CODE)",
+		"PYTHONPATH=/tmp/py (CAN RUN CODE)", "PATH=/tmp/bin:/usr/bin (CAN RUN CODE)", "PERL5OPT=-Mevil (CAN RUN CODE)",
+		"BASH_ENV=/tmp/rc (CAN RUN CODE)", "LOG_LEVEL=debug", "API_KEY=[redacted]", "DB_URL=[redacted]",
+		"warning: BASH_ENV, LD_PRELOAD, NODE_OPTIONS, PATH, PERL5OPT, PYTHONPATH can make the server run other code",
+		"without network; if it needs the network: rein mcp trust --network repo",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("trust output lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	for _, secret := range []string{"sk-live-0123456789abcdef", "hunter2hunter2"} {
+		if strings.Contains(res.stdout+res.stderr, secret) {
+			t.Errorf("a credential was shown: %s", secret)
+		}
+	}
+	if res := e.run(t, "mcp", "trust", "--network", "repo"); !strings.Contains(res.stdout, "with network (granted with --network)") {
+		t.Errorf("--network: %s%s", res.stdout, res.stderr)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
+	"github.com/reinharness/rein/workspace"
 )
 
 // skillServersFunc starts the MCP servers a skill binds and returns their
@@ -31,6 +32,9 @@ func (a *App) skillServerConfigs(s *skill.Skill) ([]mcp.ServerConfig, error) {
 	for i := range servers {
 		sc := &servers[i]
 		sc.Project = s.Layer == skill.LayerProject
+		if sc.Project {
+			sc.Unconfined, sc.Network = false, nil // from the trust grant only
+		}
 		if sc.Command != "" && s.Dir != "" && !filepath.IsAbs(sc.Cwd) {
 			sc.Cwd = filepath.Join(s.Dir, sc.Cwd)
 		}
@@ -46,7 +50,7 @@ func (a *App) skillServerConfigs(s *skill.Skill) ([]mcp.ServerConfig, error) {
 // and the skill is activated without it. The servers' questions
 // (elicitation, sampling) are declined: they start for one run, after
 // the console was set up.
-func (a *App) skillServers(workspace, stateDirFlag string) skillServersFunc {
+func (a *App) skillServers(ws *workspace.Workspace, workspace, stateDirFlag string) skillServersFunc {
 	return func(ctx context.Context, s *skill.Skill) ([]tool.Tool, func(), error) {
 		servers, err := a.skillServerConfigs(s)
 		if err != nil {
@@ -60,7 +64,11 @@ func (a *App) skillServers(workspace, stateDirFlag string) skillServersFunc {
 		if len(trusted) == 0 {
 			return nil, nil, nil
 		}
+		if err := checkUnconfinedServers(trusted, workspace); err != nil {
+			return nil, nil, err
+		}
 		mc := a.mcpConfig(trusted, workspace, mcp.Decline{})
+		mc.Confine = mcpConfiner(ws)
 		mc.OnProblem = func(p mcp.Problem) {
 			fmt.Fprintf(a.Stderr, "rein: warning: skill %s: MCP server %s: %s\n", s.Name, p.Server, oneLine(p.Err.Error()))
 		}

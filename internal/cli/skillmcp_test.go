@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,13 +14,43 @@ import (
 
 // listerSkill writes a skill.json skill "lister" into dir whose MCP
 // server "files" is rein itself (rein mcp serve, a real stdio MCP server)
-// serving list_dir over served, hermetic: its own config and state.
+// serving list_dir over served, hermetic: its own config and state. A
+// user skill's server lives outside the workspace (the test's temporary
+// directory, which the sandbox's private /tmp hides), so it opts out of
+// the sandbox ("sandbox": false, honoured for a user skill whose files
+// all lie outside the workspace).
 func listerSkill(t *testing.T, e *env, dir, served string) {
 	t.Helper()
-	args, _ := json.Marshal([]string{"mcp", "serve", "--tools", "list_dir", "-C", served,
-		"--config", filepath.Join(e.home, ".config", "rein", "config.toml"), "--state-dir", filepath.Join(e.home, "server-state")})
+	writeLister(t, dir, reinBinary(t), served, filepath.Join(e.home, ".config", "rein", "config.toml"), filepath.Join(e.home, "server-state"), true)
+}
+
+// projectListerSkill is listerSkill for a workspace skill: its server runs
+// in the sandbox, so the binary, the served folder, the server's config
+// and state all live in the workspace.
+func projectListerSkill(t *testing.T, e *env) {
+	t.Helper()
+	bin := filepath.Join(e.workspace, "bin", "rein")
+	data, err := os.ReadFile(reinBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, e.workspace, map[string]string{"served/marker-file.txt": "x", "srv/config.toml": "[model]\ncontext_window = 32768\n", "bin/.keep": ""})
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeLister(t, filepath.Join(e.workspace, ".rein", "skills"), bin, filepath.Join(e.workspace, "served"),
+		filepath.Join(e.workspace, "srv", "config.toml"), filepath.Join(e.workspace, "srv", "state"), false)
+}
+
+func writeLister(t *testing.T, dir, bin, served, config, state string, unconfined bool) {
+	t.Helper()
+	args, _ := json.Marshal([]string{"mcp", "serve", "--tools", "list_dir", "-C", served, "--config", config, "--state-dir", state})
+	extra := ""
+	if unconfined {
+		extra = `,"sandbox":false`
+	}
 	manifest := fmt.Sprintf(`{"name":"lister","description":"Lists folders.","system_prompt_file":"prompt.md",
-		"mcp_servers":{"files":{"command":%q,"args":%s}}}`, reinBinary(t), args)
+		"mcp_servers":{"files":{"command":%q,"args":%s%s}}}`, bin, args, extra)
 	writeFiles(t, filepath.Join(dir, "lister"), map[string]string{"skill.json": manifest, "prompt.md": "List with files__list_dir."})
 }
 
@@ -68,9 +99,7 @@ func TestRunSkillStartsMCPServers(t *testing.T) {
 // the user ran rein mcp trust SKILL/SERVER, and the warning says so.
 func TestProjectSkillServersNeedTrust(t *testing.T) {
 	e := newEnv(t)
-	served := t.TempDir()
-	writeFiles(t, served, map[string]string{"marker-file.txt": "x"})
-	listerSkill(t, e, filepath.Join(e.workspace, ".rein", "skills"), served)
+	projectListerSkill(t, e)
 	srv := modeltest.NewServer(t, sse(textBody("one")), sse(textBody("two")))
 
 	res := e.run(t, "run", "-e", srv.URL, "--skill", "lister", "go")

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
 )
 
@@ -31,6 +33,9 @@ type verifier struct {
 	checks []verifyCheck
 	always bool
 	scrub  func(string) string
+	// gate decides the project's checks like run_command calls; set
+	// once the approver exists (useGate), before the first run.
+	gate *checkGate
 
 	mu sync.Mutex
 	// baseline is the workspace journal's last sequence number when the
@@ -53,6 +58,14 @@ func newVerifier(ws *workspace.Workspace, s verifySettings, scrub func(string) s
 	v := &verifier{ws: ws, checks: s.checks, always: s.always, scrub: scrub}
 	v.baseline = lastSeq(ws)
 	return v
+}
+
+// useGate has the project's checks decided by decider and approver like
+// run_command calls of spec.
+func (v *verifier) useGate(decider policy.Decider, approver policy.Approver, spec tool.Spec) {
+	if v != nil {
+		v.gate = &checkGate{decider: decider, approver: approver, spec: spec}
+	}
 }
 
 func lastSeq(ws *workspace.Workspace) int64 {
@@ -101,6 +114,17 @@ func (v *verifier) Checks(_ context.Context, _ int) []agent.Check {
 // timeout; a check killed or unable to start counts as failed with exit
 // code -1.
 func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
+	if c.source != "" {
+		// The repository's check: the policy decides it, as it would the
+		// model's command; nothing runs without a decision.
+		why := "refused: no policy to decide the repository's check"
+		if v.gate != nil {
+			why = v.gate.decide(ctx, c)
+		}
+		if why != "" {
+			return agent.CheckResult{ExitCode: -1, Err: v.scrub(why)}
+		}
+	}
 	res, err := v.ws.Exec(ctx, workspace.ExecOptions{Command: c.script, Timeout: c.timeout, MaxOutput: verifyOutputBytes})
 	out := agent.CheckResult{ExitCode: res.ExitCode, Output: v.scrub(res.Output)}
 	switch {

@@ -154,16 +154,28 @@ func TestVerifyProjectAddsNeverRemoves(t *testing.T) {
 		".rein/config.toml": "[verify]\ncommands = [[\"test\", \"-f\", \"project-ok\"]]\n",
 		"project-ok":        "",
 	})
-	srv := modeltest.NewServer(t, writeStatus("w1", "good still\n"), sse(textBody("Done.")))
-	res := e.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "--output-format", "stream-json", "-e", srv.URL, "touch it")
-	if res.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	state := filepath.Join(e.home, "state")
+	run := func(content string) []string {
+		t.Helper()
+		srv := modeltest.NewServer(t, writeStatus("w1", content), sse(textBody("Done.")))
+		res := e.run(t, "run", "--state-dir", state, "--preset", "full", "--output-format", "stream-json", "-e", srv.URL, "touch it")
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+		var names []string
+		for _, v := range verifyEvents(t, res.stdout) {
+			names = append(names, v.Check)
+		}
+		return names
 	}
-	var names []string
-	for _, v := range verifyEvents(t, res.stdout) {
-		names = append(names, v.Check)
+	// Untrusted, the repository's check does not run at all.
+	if names := run("good still\n"); strings.Join(names, ",") != verifyCheck {
+		t.Errorf("checks run before trust = %v, want only the user's", names)
 	}
-	if strings.Join(names, ",") != verifyCheck+",test -f project-ok" {
+	if res := e.run(t, "hooks", "trust", "--state-dir", state); res.code != 0 || !strings.Contains(res.stdout, "runs test -f project-ok") {
+		t.Fatalf("hooks trust: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if names := run("good again\n"); strings.Join(names, ",") != verifyCheck+",test -f project-ok" {
 		t.Errorf("checks run = %v, want the user's then the project's", names)
 	}
 }

@@ -33,8 +33,12 @@ const (
 //
 // A command is an argv array, run as those words exactly, or a string, run
 // as a bash script (bash -c), for pipes and &&. Either way it runs in the
-// workspace under the sandbox, like run_command, but is not put to the
-// policy: it is the user's command, not the model's.
+// workspace under the sandbox, like run_command, with the session's
+// network. The user's own checks are not put to the policy (they are the
+// user's commands); a project layer's come with the repository: they run
+// only once trusted (rein hooks trust), and each is decided by the policy
+// like run_command — a hard denial is refused, an Ask goes to the
+// approver (under --approve never: refused).
 type verifySection struct {
 	Commands    []any  `toml:"commands"`
 	Timeout     string `toml:"timeout"`
@@ -49,6 +53,9 @@ type verifyCheck struct {
 	// script is what bash -c runs.
 	script  string
 	timeout time.Duration
+	// source names the project file that added the check; "" for the
+	// user's own checks.
+	source string
 }
 
 // verifySettings is the merged [verify] configuration.
@@ -105,6 +112,9 @@ func loadVerify(cfg *config.Config) (verifySettings, error) {
 			}
 		}
 		if isProject {
+			for i := range checks {
+				checks[i].source = sec.Source.Name
+			}
 			project = append(project, checks...)
 			continue
 		}
