@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,14 +37,15 @@ first damaged one are printed, then the damage is reported (exit 1).`,
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 				return c.failed(fmt.Errorf("%w: no session %q; nothing has been recorded yet", session.ErrNotFound, args[0]))
 			}
+			// Model-controlled text stays inert on a terminal: C1
+			// controls, bidi overrides and the like as \u escapes.
+			out := termsafe.NewJSONWriter(c.app.Stdout)
 			_, err := session.Export(cmd.Context(), path, args[0], func(r session.Record) error {
 				line, err := json.Marshal(r.Event)
 				if err != nil {
 					return err
 				}
-				// Model-controlled text stays inert on a terminal: C1
-				// controls, bidi overrides and the like as \u escapes.
-				_, err = io.WriteString(c.app.Stdout, termsafe.JSON(string(line))+"\n")
+				_, err = out.Write(append(line, '\n'))
 				return err
 			})
 			if err != nil {
