@@ -299,6 +299,42 @@ func (h *home) hasPrompt(t *testing.T, id string) bool {
 	return strings.Contains(p.stdout.String(), `"role":"user"`)
 }
 
+// answered reports whether the stored conversation ends with an answer
+// of the model that asks for no tool.
+func (h *home) answered(t *testing.T, id string) bool {
+	p := h.start(t, "sessions", "show", "--json", "--state-dir", h.state, id)
+	p.wait(t, 60*time.Second)
+	var last *struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Kind string `json:"kind"`
+		} `json:"parts"`
+	}
+	for line := range strings.SplitSeq(p.stdout.String(), "\n") {
+		var ev struct {
+			Type    string `json:"type"`
+			Message *struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					Kind string `json:"kind"`
+				} `json:"parts"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "message" && ev.Message != nil {
+			last = ev.Message
+		}
+	}
+	if last == nil || last.Role != "assistant" {
+		return false
+	}
+	for _, part := range last.Parts {
+		if part.Kind != "text" && part.Kind != "reasoning" {
+			return false
+		}
+	}
+	return true
+}
+
 // sessionID reads the session id from stream-json output.
 func sessionID(out string) string {
 	for line := range strings.SplitSeq(out, "\n") {
