@@ -36,6 +36,7 @@ func (w *Workspace) SandboxPolicy(network bool, dir string) (sandbox.Policy, err
 		Dir:        dir,
 		Probe:      w.probe,
 		Namespaces: w.nsProbe,
+		Limits:     w.opts.SandboxLimits,
 	}, nil
 }
 

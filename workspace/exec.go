@@ -62,6 +62,11 @@ type ExecResult struct {
 	// Warning is set (once per workspace) when the sandbox was wanted but
 	// unavailable and the command ran without it.
 	Warning string
+	// Limit names the sandbox resource limit the command hit
+	// (sandbox.LimitMemory, …; "" for none) and LimitValue its value as
+	// configured ("2 GiB", "1,024 processes").
+	Limit      sandbox.Limit
+	LimitValue string
 }
 
 // Exec runs a command with bash in the workspace. The command runs in its

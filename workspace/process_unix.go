@@ -93,6 +93,9 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	// The leader is gone; anything left in its group is an orphan we
 	// started. Kill it so no background job outlives the call.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// The command's cgroup, if any, catches what left the group (setsid)
+	// and names the limit it hit.
+	limit := p.launch.Release(cmd.ProcessState)
 	select {
 	case <-copied:
 	case <-time.After(p.grace):
@@ -101,7 +104,10 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	}
 	pr.Close()
 
-	res := ExecResult{TimedOut: timedOut, Duration: time.Since(start)}
+	res := ExecResult{TimedOut: timedOut, Duration: time.Since(start), Limit: limit}
+	if limit != "" {
+		res.LimitValue = p.launch.Limits.Value(limit)
+	}
 	res.Output, res.Truncated = out.Result()
 	res.OutputBytes = out.Total()
 	res.ExitCode = -1

@@ -98,6 +98,10 @@ type Options struct {
 	// by an empty directory or file), typically sandbox.DefaultHidden.
 	// See sandbox.Policy.Hidden.
 	SandboxHidden []string
+	// SandboxLimits bounds each command's processes, memory, CPU time,
+	// file sizes and open files (zero fields: sandbox.DefaultLimits;
+	// sandbox.Unlimited turns one off). See sandbox.Limits.
+	SandboxLimits sandbox.Limits
 
 	// EnvAllow names environment variables kept even though their names
 	// look secret (see ScrubEnv).

@@ -28,6 +28,7 @@ func init() {
 	if raw, ok := os.LookupEnv(envGuard); ok {
 		runGuard(raw) // never returns
 	}
+	enterCgroupIfMarked() // the limits shim; returns unless it is one
 	raw, ok := os.LookupEnv(envMarker)
 	if !ok {
 		return
@@ -79,6 +80,9 @@ func runChild(raw string) {
 		if err := restrict(cfg); err != nil {
 			childFail("%v", err)
 		}
+	}
+	if err := setRlimits(cfg.Limits); err != nil {
+		childFail("resource limits: %v", err)
 	}
 	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
 	childFail("exec %s: %v", os.Args[1], err)

@@ -116,6 +116,10 @@ type Policy struct {
 	// means Namespaces (found on PATH and probed once per process). Set it
 	// to exercise the fallback in tests.
 	Namespaces func() (bwrap string, err error)
+	// Limits bounds the command's processes, memory, CPU time, file
+	// sizes and open files; zero fields take DefaultLimits. They apply
+	// whenever a sandbox layer does (see Limits for how).
+	Limits Limits
 }
 
 // Launch says how to start a command: Path and Args for exec.Cmd, extra
@@ -141,13 +145,29 @@ type Launch struct {
 	// ABI is the kernel's Landlock ABI version (0 when unavailable).
 	ABI int
 	// Warning is set when the mode is Auto and the sandbox is partly or
-	// wholly unavailable; it names what is not confined. The caller
-	// shows it once.
+	// wholly unavailable, or when a resource limit cannot be enforced as
+	// configured; it names what is not confined. The caller shows it once.
 	Warning string
 
 	// guard is set on the launch Apply starts through the supervisor
 	// (see guard_linux.go): its parent-death signal must be catchable.
 	guard bool
+	// Limits are the resource limits that apply (zero when none do).
+	Limits Limits
+
+	cgroup *cgroupSet // the command's own cgroup (nil: none); see Release
+}
+
+// Release must be called once the command's leader has been waited for
+// (st is its exec.Cmd.ProcessState; nil if it never started). It names
+// the resource limit that stopped or hampered the command ("" for none):
+// memory (the cgroup's OOM killer struck), cpu_time or file_size (the
+// leader died of SIGXCPU or SIGXFSZ, or exited with 128 plus one of
+// them, as bubblewrap and shells report it), processes (a fork failed at
+// the cgroup's pids.max). It also kills every process left in the
+// command's cgroup and removes it. Safe to call on any Launch, once.
+func (l Launch) Release(st *os.ProcessState) Limit {
+	return l.release(st)
 }
 
 // envMarker carries the JSON childConfig to the re-executed child.
@@ -171,6 +191,8 @@ type childConfig struct {
 	// NoLandlock says the parent found no Landlock: the child only sets
 	// no-new-privileges.
 	NoLandlock bool `json:"no_landlock,omitempty"`
+	// Limits are the rlimits the child sets before exec.
+	Limits childLimits `json:"limits"`
 }
 
 // Prepare decides how to run argv (argv[0] is looked up in PATH) under p.
@@ -228,10 +250,18 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	if cfg.Readable, err = absAll("readable", p.Readable); err != nil {
 		return Launch{}, err
 	}
+	cl, cg, limitWarning := planLimits(p.Limits, nerr == nil)
+	cfg.Limits = cl
+	var l Launch
 	if nerr != nil {
-		return prepareLandlock(cfg, path, argv, abi, nerr)
+		l, err = prepareLandlock(cfg, path, argv, abi, nerr)
+	} else {
+		l, err = prepareNamespaces(p, cfg, bwrap, path, argv, abi)
 	}
-	return prepareNamespaces(p, cfg, bwrap, path, argv, abi)
+	if err != nil {
+		return Launch{}, err
+	}
+	return l.withLimits(p.Limits, cg, limitWarning)
 }
 
 // nsFix says how to get working namespaces.

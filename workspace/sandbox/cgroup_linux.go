@@ -1,0 +1,483 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Per-command cgroups. Each sandboxed command gets a cgroup of its own
+// with pids.max and the memory cap, made and entered by a short shim (a
+// re-executed copy of rein, role "rein-limits") that runs before
+// bubblewrap: it creates the directory, writes the limits, moves itself
+// in and execs bubblewrap, so every process of the command is born
+// inside. Launch.Release reads what was hit, kills what is left and
+// removes the directory.
+//
+// Two layouts are used. cgroup v2, when rein's own cgroup offers the
+// pids and memory controllers and rein may write it: rein's cgroup is the
+// parent (if rein is alone in it, rein first moves itself into a leaf
+// "rein-main", as the no-internal-processes rule requires). cgroup v1,
+// when rein runs as root: a child of rein's cgroup in the pids and in the
+// memory hierarchy.
+
+// cgroupMarker carries the JSON shimConfig to the shim.
+const cgroupMarker = "REIN_SANDBOX_CGROUP"
+
+// cgroupPrefix starts the name of every per-command cgroup.
+const cgroupPrefix = "rein-"
+
+// cgroupPlan is where per-command cgroups are made; probed once.
+type cgroupPlan struct {
+	v2           bool
+	pids, memory string // parent directories (the same one for v2)
+	swap         bool   // the swap control file exists
+}
+
+// cgroupSet is one command's cgroup: a directory per hierarchy.
+type cgroupSet struct {
+	v2           bool
+	pids, memory string
+	shim         shimConfig
+}
+
+// shimConfig is what the shim creates, in order.
+type shimConfig struct {
+	Dirs []shimDir `json:"dirs"`
+}
+
+type shimDir struct {
+	Path string `json:"path"`
+	// Set lists control files and the values written to them.
+	Set [][2]string `json:"set,omitempty"`
+}
+
+var (
+	cgOnce sync.Once
+	cgPlan *cgroupPlan
+	cgWhy  string
+	cgSeq  atomic.Uint64
+)
+
+// cgroups returns the plan, or nil and why there is none.
+func cgroups() (*cgroupPlan, string) {
+	cgOnce.Do(func() {
+		fs, err := hostCgroupFS()
+		if err != nil {
+			cgWhy = err.Error()
+			return
+		}
+		cgPlan, err = probeCgroups(fs)
+		if err != nil {
+			cgWhy = err.Error()
+		}
+	})
+	return cgPlan, cgWhy
+}
+
+// cgroupFS is what the probe reads about this process.
+type cgroupFS struct {
+	mountinfo string // /proc/self/mountinfo
+	self      string // /proc/self/cgroup
+	pid       int
+	root      bool
+}
+
+func hostCgroupFS() (cgroupFS, error) {
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return cgroupFS{}, fmt.Errorf("no cgroup for the limits (%v)", err)
+	}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return cgroupFS{}, fmt.Errorf("no cgroup for the limits (%v)", err)
+	}
+	return cgroupFS{mountinfo: string(mi), self: string(self), pid: os.Getpid(), root: os.Geteuid() == 0}, nil
+}
+
+// probeCgroups finds a place for per-command cgroups: v2 first, then v1
+// as root. The error says why neither works.
+func probeCgroups(fs cgroupFS) (*cgroupPlan, error) {
+	p, err2 := probeV2(fs)
+	if err2 == nil {
+		return p, nil
+	}
+	if !fs.root {
+		return nil, err2
+	}
+	p, err1 := probeV1(fs)
+	if err1 == nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("%v; %v", err2, err1)
+}
+
+type mountEntry struct{ root, point, fstype, opts string }
+
+func mounts(mountinfo string) []mountEntry {
+	var out []mountEntry
+	for _, line := range strings.Split(mountinfo, "\n") {
+		l, r, ok := strings.Cut(line, " - ")
+		left, right := strings.Fields(l), strings.Fields(r)
+		if !ok || len(left) < 5 || len(right) < 3 {
+			continue
+		}
+		out = append(out, mountEntry{root: unescape(left[3]), point: unescape(left[4]), fstype: right[0], opts: right[2]})
+	}
+	return out
+}
+
+// unescape undoes mountinfo's octal escapes (\040 for a space).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ownPath is this process's path in the hierarchy whose /proc/self/cgroup
+// controller list contains ctrl ("" for v2's "0::" line).
+func ownPath(self, ctrl string) (string, bool) {
+	for _, line := range strings.Split(self, "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if ctrl == "" && parts[0] == "0" && parts[1] == "" {
+			return parts[2], true
+		}
+		if ctrl != "" && slices.Contains(strings.Split(parts[1], ","), ctrl) {
+			return parts[2], true
+		}
+	}
+	return "", false
+}
+
+// dirOf maps a cgroup path to its directory under mount m.
+func dirOf(m mountEntry, path string) string {
+	rel := path
+	if m.root != "/" {
+		rel = strings.TrimPrefix(path, m.root)
+	}
+	return filepath.Join(m.point, filepath.FromSlash(rel))
+}
+
+func readWords(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b))
+}
+
+func writeFile(path, value string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func probeV2(fs cgroupFS) (*cgroupPlan, error) {
+	i := slices.IndexFunc(mounts(fs.mountinfo), func(m mountEntry) bool { return m.fstype == "cgroup2" })
+	path, ok := ownPath(fs.self, "")
+	if i < 0 || !ok {
+		return nil, errors.New("no cgroup v2 hierarchy")
+	}
+	dir := dirOf(mounts(fs.mountinfo)[i], path)
+	have := readWords(filepath.Join(dir, "cgroup.controllers"))
+	for _, c := range []string{"pids", "memory"} {
+		if !slices.Contains(have, c) {
+			return nil, fmt.Errorf("rein's cgroup v2 %s does not offer the %s controller", dir, c)
+		}
+	}
+	if err := delegate(dir, fs.pid); err != nil {
+		return nil, err
+	}
+	if err := tryChild(dir, "pids.max", "memory.max"); err != nil {
+		return nil, fmt.Errorf("cannot create cgroups under rein's cgroup v2 %s: %v", dir, err)
+	}
+	_, serr := os.Stat(filepath.Join(dir, "memory.swap.max"))
+	return &cgroupPlan{v2: true, pids: dir, memory: dir, swap: serr == nil}, nil
+}
+
+// delegate enables the pids and memory controllers for dir's children.
+// A cgroup holding processes cannot (unless it is the root): if rein is
+// alone in dir it first moves into the leaf dir/rein-main.
+func delegate(dir string, pid int) error {
+	enabled := readWords(filepath.Join(dir, "cgroup.subtree_control"))
+	if slices.Contains(enabled, "pids") && slices.Contains(enabled, "memory") {
+		return nil
+	}
+	ctl := filepath.Join(dir, "cgroup.subtree_control")
+	if writeFile(ctl, "+pids +memory") == nil {
+		return nil
+	}
+	procs := readWords(filepath.Join(dir, "cgroup.procs"))
+	if len(procs) != 1 || procs[0] != strconv.Itoa(pid) {
+		return fmt.Errorf("rein's cgroup v2 %s holds other processes, so its controllers cannot be delegated to per-command cgroups", dir)
+	}
+	leaf := filepath.Join(dir, "rein-main")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !os.IsExist(err) {
+		return fmt.Errorf("cannot create cgroups under rein's cgroup v2 %s: %v", dir, err)
+	}
+	if err := writeFile(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+		return fmt.Errorf("move rein into %s: %v", leaf, err)
+	}
+	if err := writeFile(ctl, "+pids +memory"); err != nil {
+		return fmt.Errorf("enable pids and memory in %s: %v", ctl, err)
+	}
+	return nil
+}
+
+func probeV1(fs cgroupFS) (*cgroupPlan, error) {
+	dirs := map[string]string{}
+	for _, c := range []string{"pids", "memory"} {
+		i := slices.IndexFunc(mounts(fs.mountinfo), func(m mountEntry) bool {
+			return m.fstype == "cgroup" && slices.Contains(strings.Split(m.opts, ","), c)
+		})
+		path, ok := ownPath(fs.self, c)
+		if i < 0 || !ok {
+			return nil, fmt.Errorf("no cgroup v1 %s hierarchy", c)
+		}
+		dirs[c] = dirOf(mounts(fs.mountinfo)[i], path)
+	}
+	if err := tryChild(dirs["pids"], "pids.max"); err != nil {
+		return nil, fmt.Errorf("cannot create cgroups in %s: %v", dirs["pids"], err)
+	}
+	if err := tryChild(dirs["memory"], "memory.limit_in_bytes"); err != nil {
+		return nil, fmt.Errorf("cannot create cgroups in %s: %v", dirs["memory"], err)
+	}
+	_, serr := os.Stat(filepath.Join(dirs["memory"], "memory.memsw.limit_in_bytes"))
+	return &cgroupPlan{pids: dirs["pids"], memory: dirs["memory"], swap: serr == nil}, nil
+}
+
+// tryChild creates and removes a child of dir holding the control files,
+// and sweeps per-command cgroups a dead rein left behind (empty ones
+// only: a populated cgroup cannot be removed).
+func tryChild(dir string, files ...string) error {
+	probe := filepath.Join(dir, fmt.Sprintf("%sprobe-%d-%s", cgroupPrefix, os.Getpid(), nonce()))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		return err
+	}
+	defer os.Remove(probe)
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(probe, f)); err != nil {
+			return fmt.Errorf("no %s", f)
+		}
+	}
+	sweepStale(dir)
+	return nil
+}
+
+// sweepStale removes empty per-command cgroups of processes that no
+// longer exist.
+func sweepStale(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), cgroupPrefix)
+		pid, _, ok2 := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || !ok2 || err != nil || !e.IsDir() || syscall.Kill(n, 0) != syscall.ESRCH {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+func nonce() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// forCommand names a new per-command cgroup and the values the shim
+// writes into it.
+func (p *cgroupPlan) forCommand(lim Limits) *cgroupSet {
+	name := fmt.Sprintf("%s%d-%d-%s", cgroupPrefix, os.Getpid(), cgSeq.Add(1), nonce())
+	val := func(v int64) string {
+		if v <= 0 {
+			return "max"
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	c := &cgroupSet{v2: p.v2, pids: filepath.Join(p.pids, name), memory: filepath.Join(p.memory, name)}
+	procs := [2]string{"pids.max", val(int64(lim.Processes))}
+	if p.v2 {
+		set := [][2]string{procs, {"memory.max", val(lim.Memory)}}
+		if p.swap && lim.Memory > 0 {
+			set = append(set, [2]string{"memory.swap.max", "0"})
+		}
+		// One OOM kill stops the whole command, not a random process of it.
+		set = append(set, [2]string{"memory.oom.group", "1"})
+		c.shim.Dirs = []shimDir{{Path: c.pids, Set: set}}
+		return c
+	}
+	mem := shimDir{Path: c.memory}
+	if lim.Memory > 0 {
+		mem.Set = [][2]string{{"memory.limit_in_bytes", val(lim.Memory)}}
+		if p.swap {
+			mem.Set = append(mem.Set, [2]string{"memory.memsw.limit_in_bytes", val(lim.Memory)})
+		}
+	}
+	c.shim.Dirs = []shimDir{{Path: c.pids, Set: [][2]string{procs}}, mem}
+	return c
+}
+
+// withLimits records the limits in l and, with a cgroup, makes the shim
+// start l's program inside it.
+func (l Launch) withLimits(lim Limits, cg *cgroupSet, warning string) (Launch, error) {
+	l.Limits = lim.Resolved()
+	if warning != "" {
+		if l.Warning != "" {
+			l.Warning += "; "
+		}
+		l.Warning += warning
+	}
+	if cg == nil {
+		return l, nil
+	}
+	b, err := json.Marshal(cg.shim)
+	if err != nil {
+		return Launch{}, fmt.Errorf("sandbox: %w", err)
+	}
+	l.Args = append([]string{"rein-limits", l.Path}, l.Args...)
+	l.Path = selfExe
+	l.Env = append(l.Env, cgroupMarker+"="+string(b))
+	l.cgroup = cg
+	return l, nil
+}
+
+// enterCgroupIfMarked is the shim: when the marker is set it creates the
+// command's cgroup, moves this process in and execs os.Args[1] with
+// os.Args[2:]; it never returns then. It fails closed: a cgroup it cannot
+// make or enter stops the command (exit 126).
+func enterCgroupIfMarked() {
+	raw, ok := os.LookupEnv(cgroupMarker)
+	if !ok {
+		return
+	}
+	os.Unsetenv(cgroupMarker)
+	var sc shimConfig
+	if err := json.Unmarshal([]byte(raw), &sc); err != nil {
+		childFail("bad %s: %v", cgroupMarker, err)
+	}
+	if len(os.Args) < 3 {
+		childFail("no command to run")
+	}
+	for _, d := range sc.Dirs {
+		if err := os.Mkdir(d.Path, 0o755); err != nil {
+			childFail("create the command's cgroup: %v", err)
+		}
+		for _, kv := range d.Set {
+			if err := writeFile(filepath.Join(d.Path, kv[0]), kv[1]); err != nil && kv[0] != "memory.oom.group" {
+				childFail("set %s of the command's cgroup to %s: %v", kv[0], kv[1], err)
+			}
+		}
+	}
+	for _, d := range sc.Dirs {
+		if err := writeFile(filepath.Join(d.Path, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
+			childFail("enter the command's cgroup %s: %v", d.Path, err)
+		}
+	}
+	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
+	childFail("exec %s: %v", os.Args[1], err)
+}
+
+// release reports which cgroup limits were hit, kills whatever is left
+// in the cgroup and removes it. Bounded: it gives up after about 2 s.
+func (c *cgroupSet) release() (memory, procs bool) {
+	procs = eventCount(filepath.Join(c.pids, "pids.events"), "max") > 0
+	if c.v2 {
+		memory = eventCount(filepath.Join(c.memory, "memory.events"), "oom_kill") > 0
+	} else {
+		memory = eventCount(filepath.Join(c.memory, "memory.oom_control"), "oom_kill") > 0
+	}
+	dirs := []string{c.pids}
+	if c.memory != c.pids {
+		dirs = append(dirs, c.memory)
+	}
+	for _, d := range dirs {
+		removeCgroup(d, c.v2)
+	}
+	return memory, procs
+}
+
+// eventCount reads the counter key from a flat-keyed control file.
+func eventCount(path, key string) int64 {
+	w := readWords(path)
+	for i := 0; i+1 < len(w); i += 2 {
+		if w[i] == key {
+			n, _ := strconv.ParseInt(w[i+1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// removeCgroup kills every process in dir and removes it.
+func removeCgroup(dir string, v2 bool) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err := os.Remove(dir)
+		if err == nil || os.IsNotExist(err) || time.Now().After(deadline) {
+			return
+		}
+		if v2 {
+			_ = writeFile(filepath.Join(dir, "cgroup.kill"), "1")
+		}
+		for _, p := range readWords(filepath.Join(dir, "cgroup.procs")) {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 {
+				_ = syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// release is Launch.Release on Linux.
+func (l Launch) release(st *os.ProcessState) Limit {
+	hit := Limit("")
+	if l.Sandboxed {
+		hit = limitFromStatus(st, l.Limits)
+	}
+	if l.cgroup == nil {
+		return hit
+	}
+	memory, procs := l.cgroup.release()
+	switch {
+	case memory:
+		return LimitMemory
+	case hit == "" && procs:
+		return LimitProcesses
+	}
+	return hit
+}

@@ -1,0 +1,142 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cpuGrace is how long after SIGXCPU (the soft limit) the kernel sends
+// SIGKILL (the hard limit) to a process that ignores it.
+const cpuGrace = 2 * time.Second
+
+// setRlimits applies l to the calling process. Every limit only lowers:
+// a value above the inherited hard limit is clamped to it, so an
+// unprivileged rein never fails for asking more than it has.
+func setRlimits(l childLimits) error {
+	set := func(name string, res int, soft, extra uint64) error {
+		if soft == 0 {
+			return nil
+		}
+		var cur syscall.Rlimit
+		if err := syscall.Getrlimit(res, &cur); err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		lim := syscall.Rlimit{Cur: min(soft, cur.Max), Max: min(soft+extra, cur.Max)}
+		// syscall.Setrlimit (not x/sys) also tells exec not to restore
+		// the soft RLIMIT_NOFILE Go raised at start-up.
+		if err := syscall.Setrlimit(res, &lim); err != nil {
+			return fmt.Errorf("set %s to %d: %w", name, soft, err)
+		}
+		return nil
+	}
+	for _, r := range []struct {
+		name       string
+		res        int
+		soft, hard uint64
+	}{
+		{"RLIMIT_CPU", unix.RLIMIT_CPU, l.CPU, uint64(cpuGrace / time.Second)},
+		{"RLIMIT_FSIZE", unix.RLIMIT_FSIZE, l.FSize, 0},
+		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, l.NoFile, 0},
+		{"RLIMIT_NPROC", unix.RLIMIT_NPROC, l.NProc, 0},
+		{"RLIMIT_DATA", unix.RLIMIT_DATA, l.Data, 0},
+	} {
+		if err := set(r.name, r.res, r.soft, r.hard); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planLimits decides how lim is enforced for one command: the rlimits
+// the child sets, the per-command cgroup (nil without one) and a warning
+// naming what is not enforced ("" when everything is). namespaces says
+// whether the command gets bubblewrap's user namespace.
+func planLimits(lim Limits, namespaces bool) (childLimits, *cgroupSet, string) {
+	lim = lim.Resolved()
+	pos := func(v int64) uint64 { return uint64(max(v, 0)) }
+	cl := childLimits{FSize: pos(lim.FileSize), NoFile: pos(int64(lim.OpenFiles))}
+	if lim.CPUTime > 0 {
+		cl.CPU = uint64((lim.CPUTime + time.Second - 1) / time.Second)
+	}
+	wantProcs, wantMem := lim.Processes > 0, lim.Memory > 0
+	if !wantProcs && !wantMem {
+		return cl, nil, ""
+	}
+	plan, why := cgroups()
+	if plan != nil {
+		return cl, plan.forCommand(lim), ""
+	}
+	cl.Data = pos(lim.Memory)
+	var open []string
+	if wantProcs {
+		switch {
+		case !namespaces:
+			open = append(open, "the process limit is not enforced (no user namespace of its own)")
+		case os.Geteuid() == 0:
+			open = append(open, "the process limit is not enforced (root is exempt from RLIMIT_NPROC)")
+		default:
+			cl.NProc = pos(int64(lim.Processes))
+		}
+	}
+	if wantMem {
+		open = append(open, "memory is limited per process (RLIMIT_DATA), not for the command as a whole")
+	}
+	if len(open) == 0 {
+		return cl, nil, ""
+	}
+	return cl, nil, fmt.Sprintf("%s: %s — %s", why, joinAnd(open), cgroupFix)
+}
+
+// cgroupFix says how to get a cgroup rein may use.
+const cgroupFix = "run rein in a cgroup v2 delegated to it (systemd-run --user --scope -p Delegate=yes rein …), or as root"
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	out := s[0]
+	for _, x := range s[1 : len(s)-1] {
+		out += ", " + x
+	}
+	return out + " and " + s[len(s)-1]
+}
+
+// limitFromStatus names the rlimit whose signal ended the command: the
+// leader was killed by it, or (through bubblewrap or a shell) exited
+// with 128 plus its number.
+func limitFromStatus(st *os.ProcessState, lim Limits) Limit {
+	if st == nil {
+		return ""
+	}
+	sig := syscall.Signal(0)
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig = ws.Signal()
+	} else if c := st.ExitCode(); c > 128 && c < 128+65 {
+		sig = syscall.Signal(c - 128)
+	}
+	switch {
+	case sig == syscall.SIGXCPU && lim.CPUTime > 0:
+		return LimitCPUTime
+	case sig == syscall.SIGXFSZ && lim.FileSize > 0:
+		return LimitFileSize
+	}
+	return ""
+}
+
+// physicalMemory is the machine's RAM in bytes (0 if unknown).
+func physicalMemory() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}

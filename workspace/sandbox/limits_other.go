@@ -1,0 +1,21 @@
+//go:build !linux
+
+package sandbox
+
+import "os"
+
+// cgroupSet exists only on Linux.
+type cgroupSet struct{}
+
+// planLimits: resource limits are a Linux feature (like the sandbox).
+func planLimits(Limits, bool) (childLimits, *cgroupSet, string) {
+	return childLimits{}, nil, ""
+}
+
+func (l Launch) withLimits(lim Limits, _ *cgroupSet, _ string) (Launch, error) {
+	return l, nil
+}
+
+func (l Launch) release(*os.ProcessState) Limit { return "" }
+
+func physicalMemory() int64 { return 0 }
