@@ -146,6 +146,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		SandboxNetwork:   sb.allowNetwork(string(engine.Preset())),
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
+		SandboxLimits:    sb.limits,
 		// The session store keeps before-images up to this size for undo
 		// across runs; the journal must hold them until they are stored.
 		JournalFileBytes: session.DefaultMaxImageBytes,

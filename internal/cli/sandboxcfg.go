@@ -17,15 +17,17 @@ import (
 //	readable = ["/usr", "/etc"]    # default: the whole filesystem
 //	writable = ["~/.cache/go-build"]
 //	network = false                # default: off, on with the full preset
+//	limits = { processes = 1024, memory = "4GiB" }   # see limitsSection
 //
 // The workspace and the run's private temporary directory are always
 // readable and writable. Paths may start with ~/; relative paths are taken
 // from the workspace.
 type sandboxSection struct {
-	Mode     string    `toml:"mode"`
-	Readable *[]string `toml:"readable"`
-	Writable *[]string `toml:"writable"`
-	Network  *bool     `toml:"network"`
+	Mode     string         `toml:"mode"`
+	Readable *[]string      `toml:"readable"`
+	Writable *[]string      `toml:"writable"`
+	Network  *bool          `toml:"network"`
+	Limits   *limitsSection `toml:"limits"`
 }
 
 // sandboxSettings is the merged sandbox configuration.
@@ -38,6 +40,8 @@ type sandboxSettings struct {
 	// project's network = false sets noNetwork. See allowNetwork.
 	network   *bool
 	noNetwork bool
+	// limits are the merged [sandbox] limits (zero fields: defaults).
+	limits sandbox.Limits
 	// warnings are project settings that were ignored because they
 	// would loosen the sandbox.
 	warnings []string
@@ -80,6 +84,9 @@ func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
 		}
 		writable, err := expandDirs(sec, "writable", t.Writable, ws, home)
 		if err != nil {
+			return sandboxSettings{}, err
+		}
+		if err := s.mergeLimits(sec, t.Limits); err != nil {
 			return sandboxSettings{}, err
 		}
 		if sec.Source.Layer != config.LayerProject {

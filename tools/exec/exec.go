@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // Defaults for Options fields left zero.
@@ -67,6 +68,9 @@ type Outcome struct {
 	TimedOut   bool   `json:"timed_out"`
 	DurationMS int64  `json:"duration_ms"`
 	Sandboxed  bool   `json:"sandboxed"`
+	// Limit names the sandbox resource limit the command hit
+	// ("memory", "processes", "cpu_time", "file_size"; empty for none).
+	Limit string `json:"limit,omitempty"`
 }
 
 // RunCommand returns the run_command tool over ws.
@@ -111,6 +115,7 @@ func runCommand(ctx context.Context, ws *workspace.Workspace, opts Options, a Ru
 	out := Outcome{
 		ExitCode: res.ExitCode, Signal: res.Signal, Output: res.Output, Truncated: res.Truncated,
 		TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Sandboxed: res.Sandboxed,
+		Limit: string(res.Limit),
 	}
 	structured, _ := json.Marshal(out)
 	r := &tool.Result{Content: render(out, res, timeout, err), Structured: structured, Truncated: res.Truncated}
@@ -167,6 +172,9 @@ func render(o Outcome, res workspace.ExecResult, timeout time.Duration, err erro
 	default:
 		fmt.Fprintf(&sb, "exit code %d (%s)\n", o.ExitCode, dur.Round(time.Millisecond))
 	}
+	if res.Limit != "" {
+		sb.WriteString(limitLine(res) + "\n")
+	}
 	if res.Warning != "" {
 		sb.WriteString("warning: " + res.Warning + "\n")
 	}
@@ -182,4 +190,22 @@ func render(o Outcome, res workspace.ExecResult, timeout time.Duration, err erro
 		}
 	}
 	return sb.String()
+}
+
+// limitLine says which sandbox limit the command ran into and how to
+// raise it. A fork that failed at the process cap may not have stopped
+// the command, so that one "was hit" rather than "stopped" it.
+func limitLine(res workspace.ExecResult) string {
+	what := map[sandbox.Limit]string{
+		sandbox.LimitMemory:    "memory limit",
+		sandbox.LimitProcesses: "process limit",
+		sandbox.LimitCPUTime:   "CPU time limit (per process)",
+		sandbox.LimitFileSize:  "file size limit",
+		sandbox.LimitOpenFiles: "open files limit",
+	}[res.Limit]
+	verb := "stopped: hit"
+	if res.Limit == sandbox.LimitProcesses {
+		verb = "a process could not start: hit"
+	}
+	return fmt.Sprintf("%s the sandbox's %s (%s); raise [sandbox] limits.%s", verb, what, res.LimitValue, res.Limit)
 }

@@ -187,9 +187,12 @@ const (
 // ParseLimit parses the configured value of the limit named n: an integer
 // for processes and open_files, a size ("512MiB", "4GiB", or bytes) for
 // memory and file_size, a duration ("90s", "10m", "1h") for cpu_time, or
-// "off" (Unlimited) for any. The error says what to write instead.
+// "off" or 0 (Unlimited) for any. The error says what to write instead.
 func ParseLimit(n Limit, v any) (int64, error) {
 	if s, ok := v.(string); ok && strings.EqualFold(strings.TrimSpace(s), "off") {
+		return Unlimited, nil
+	}
+	if i, ok := v.(int64); ok && i == 0 {
 		return Unlimited, nil
 	}
 	switch n {
