@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -215,5 +216,35 @@ func TestLimitsRlimitsInside(t *testing.T) {
 	// the soft one, so that SIGXCPU comes first.
 	if want := "t=90/92 f=8192/8192 n=64/64"; !strings.Contains(res.Output, want) {
 		t.Errorf("limits inside: %q, want %q", res.Output, want)
+	}
+}
+
+// BenchmarkSandboxLimits measures what the limits add to a sandboxed
+// `true`: the default limits (per-command cgroup through the shim, and
+// the rlimits) against every limit off (no cgroup, no rlimits: the
+// launch as it was before limits existed).
+func BenchmarkSandboxLimits(b *testing.B) {
+	off := sandbox.Limits{Processes: sandbox.Unlimited, Memory: sandbox.Unlimited, CPUTime: sandbox.Unlimited,
+		FileSize: sandbox.Unlimited, OpenFiles: sandbox.Unlimited}
+	for _, c := range []struct {
+		name string
+		lim  sandbox.Limits
+	}{{"limits-off", off}, {"limits-default", sandbox.Limits{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			ws, err := Open(b.TempDir(), Options{Sandbox: sandbox.Required, SandboxLimits: c.lim, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ws.Close()
+			if res, err := ws.Exec(context.Background(), ExecOptions{Command: "true"}); err != nil || res.ExitCode != 0 {
+				b.Skipf("cannot run here: %+v, %v", res, err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res, err := ws.Exec(context.Background(), ExecOptions{Command: "true"}); err != nil || res.ExitCode != 0 {
+					b.Fatalf("run %d: %+v, %v", i, res, err)
+				}
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ func (l Launch) Apply(cmd *exec.Cmd) {
 	cmd.Env = append(cmd.Env, l.Env...)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, l.Files...)
 	cmd.SysProcAttr = procAttr(l)
+	l.intoCgroup(cmd.SysProcAttr) // a cgroup v2 of its own: born inside it
 }
 
 // ProcessAttr returns the attributes Apply gives a launch's supervisor,

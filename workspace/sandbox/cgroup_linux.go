@@ -5,7 +5,6 @@ package sandbox
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,12 +19,23 @@ import (
 )
 
 // Per-command cgroups. Each sandboxed command gets a cgroup of its own
-// with pids.max and the memory cap, made and entered by a short shim (a
-// re-executed copy of rein, role "rein-limits") that runs before
-// bubblewrap: it creates the directory, writes the limits, moves itself
-// in and execs bubblewrap, so every process of the command is born
-// inside. Launch.Release reads what was hit, kills what is left and
-// removes the directory.
+// with pids.max and the memory cap, which Prepare creates and sets.
+// Every process of the command must be born inside it:
+//
+//   - cgroup v2: bubblewrap is started in it directly (clone3 with
+//     CLONE_INTO_CGROUP, through SysProcAttr.UseCgroupFD): no migration,
+//     so nothing waits for the kernel's cgroup locks.
+//   - cgroup v1: Prepare opens its cgroup.procs for writing and the
+//     re-executed child gets the descriptor (an extra file) and writes
+//     "0" to it as the first thing it does, before Landlock and before
+//     the command exists. The kernel checks such a write against the
+//     credentials of the opener (rein, root, outside the sandbox), so it
+//     works from inside bubblewrap's namespaces and read-only /sys; only
+//     bubblewrap's own two processes, which run no untrusted code, stay
+//     outside.
+//
+// Launch.Release reads what was hit, kills what is left and removes the
+// directory.
 //
 // Two layouts are used. cgroup v2, when rein's own cgroup offers the
 // pids and memory controllers and rein may write it: rein's cgroup is the
@@ -33,9 +43,6 @@ import (
 // "rein-main", as the no-internal-processes rule requires). cgroup v1,
 // when rein runs as root: a child of rein's cgroup in the pids and in the
 // memory hierarchy.
-
-// cgroupMarker carries the JSON shimConfig to the shim.
-const cgroupMarker = "REIN_SANDBOX_CGROUP"
 
 // cgroupPrefix starts the name of every per-command cgroup.
 const cgroupPrefix = "rein-"
@@ -51,18 +58,16 @@ type cgroupPlan struct {
 type cgroupSet struct {
 	v2           bool
 	pids, memory string
-	shim         shimConfig
+	dirs         []cgroupDir
+	procs        []*os.File // v1: each dir's cgroup.procs, open for writing
+	dir          *os.File   // v2: the directory, for CLONE_INTO_CGROUP
 }
 
-// shimConfig is what the shim creates, in order.
-type shimConfig struct {
-	Dirs []shimDir `json:"dirs"`
-}
-
-type shimDir struct {
-	Path string `json:"path"`
-	// Set lists control files and the values written to them.
-	Set [][2]string `json:"set,omitempty"`
+// cgroupDir is a directory to create and the control files to set in it,
+// in order.
+type cgroupDir struct {
+	Path string
+	Set  [][2]string
 }
 
 var (
@@ -319,8 +324,8 @@ func nonce() string {
 	return hex.EncodeToString(b)
 }
 
-// forCommand names a new per-command cgroup and the values the shim
-// writes into it.
+// forCommand names a new per-command cgroup and the values to write
+// into it.
 func (p *cgroupPlan) forCommand(lim Limits) *cgroupSet {
 	name := fmt.Sprintf("%s%d-%d-%s", cgroupPrefix, os.Getpid(), cgSeq.Add(1), nonce())
 	val := func(v int64) string {
@@ -338,22 +343,64 @@ func (p *cgroupPlan) forCommand(lim Limits) *cgroupSet {
 		}
 		// One OOM kill stops the whole command, not a random process of it.
 		set = append(set, [2]string{"memory.oom.group", "1"})
-		c.shim.Dirs = []shimDir{{Path: c.pids, Set: set}}
+		c.dirs = []cgroupDir{{Path: c.pids, Set: set}}
 		return c
 	}
-	mem := shimDir{Path: c.memory}
+	mem := cgroupDir{Path: c.memory}
 	if lim.Memory > 0 {
 		mem.Set = [][2]string{{"memory.limit_in_bytes", val(lim.Memory)}}
 		if p.swap {
 			mem.Set = append(mem.Set, [2]string{"memory.memsw.limit_in_bytes", val(lim.Memory)})
 		}
 	}
-	c.shim.Dirs = []shimDir{{Path: c.pids, Set: [][2]string{procs}}, mem}
+	c.dirs = []cgroupDir{{Path: c.pids, Set: [][2]string{procs}}, mem}
 	return c
 }
 
-// withLimits records the limits in l and, with a cgroup, makes the shim
-// start l's program inside it.
+// create makes the cgroup's directories, sets the limits and opens each
+// cgroup.procs for the child. On error nothing is left behind.
+func (c *cgroupSet) create() error {
+	for _, d := range c.dirs {
+		if err := os.Mkdir(d.Path, 0o755); err != nil {
+			c.release()
+			return fmt.Errorf("create the command's cgroup: %w", err)
+		}
+		for _, kv := range d.Set {
+			err := writeFile(filepath.Join(d.Path, kv[0]), kv[1])
+			if err != nil && kv[0] != "memory.oom.group" { // optional: Linux 4.19+
+				c.release()
+				return fmt.Errorf("set %s of the command's cgroup to %s: %w", kv[0], kv[1], err)
+			}
+		}
+		if c.v2 {
+			f, err := os.Open(d.Path)
+			if err != nil {
+				c.release()
+				return fmt.Errorf("open the command's cgroup: %w", err)
+			}
+			c.dir = f
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(d.Path, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			c.release()
+			return fmt.Errorf("open the command's cgroup: %w", err)
+		}
+		c.procs = append(c.procs, f)
+	}
+	return nil
+}
+
+// intoCgroup makes a v2 launch start inside its cgroup (Apply calls it).
+func (l Launch) intoCgroup(sys *syscall.SysProcAttr) {
+	if l.cgroup != nil && l.cgroup.dir != nil {
+		sys.UseCgroupFD = true
+		sys.CgroupFD = int(l.cgroup.dir.Fd())
+	}
+}
+
+// withLimits records the limits and the warning in l and hands the
+// cgroup's descriptors to the child.
 func (l Launch) withLimits(lim Limits, cg *cgroupSet, warning string) (Launch, error) {
 	l.Limits = lim.Resolved()
 	if warning != "" {
@@ -362,54 +409,23 @@ func (l Launch) withLimits(lim Limits, cg *cgroupSet, warning string) (Launch, e
 		}
 		l.Warning += warning
 	}
-	if cg == nil {
-		return l, nil
+	if cg != nil {
+		l.Files = append(l.Files, cg.procs...)
+		l.cgroup = cg
 	}
-	b, err := json.Marshal(cg.shim)
-	if err != nil {
-		return Launch{}, fmt.Errorf("sandbox: %w", err)
-	}
-	l.Args = append([]string{"rein-limits", l.Path}, l.Args...)
-	l.Path = selfExe
-	l.Env = append(l.Env, cgroupMarker+"="+string(b))
-	l.cgroup = cg
 	return l, nil
 }
 
-// enterCgroupIfMarked is the shim: when the marker is set it creates the
-// command's cgroup, moves this process in and execs os.Args[1] with
-// os.Args[2:]; it never returns then. It fails closed: a cgroup it cannot
-// make or enter stops the command (exit 126).
-func enterCgroupIfMarked() {
-	raw, ok := os.LookupEnv(cgroupMarker)
-	if !ok {
-		return
-	}
-	os.Unsetenv(cgroupMarker)
-	var sc shimConfig
-	if err := json.Unmarshal([]byte(raw), &sc); err != nil {
-		childFail("bad %s: %v", cgroupMarker, err)
-	}
-	if len(os.Args) < 3 {
-		childFail("no command to run")
-	}
-	for _, d := range sc.Dirs {
-		if err := os.Mkdir(d.Path, 0o755); err != nil {
-			childFail("create the command's cgroup: %v", err)
+// joinCgroups moves the calling process (all its threads) into the
+// cgroups whose cgroup.procs are open as fds, and closes them.
+func joinCgroups(fds []int) error {
+	for _, fd := range fds {
+		if _, err := syscall.Write(fd, []byte("0")); err != nil {
+			return fmt.Errorf("enter the command's cgroup: %w", err)
 		}
-		for _, kv := range d.Set {
-			if err := writeFile(filepath.Join(d.Path, kv[0]), kv[1]); err != nil && kv[0] != "memory.oom.group" {
-				childFail("set %s of the command's cgroup to %s: %v", kv[0], kv[1], err)
-			}
-		}
+		syscall.Close(fd)
 	}
-	for _, d := range sc.Dirs {
-		if err := writeFile(filepath.Join(d.Path, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
-			childFail("enter the command's cgroup %s: %v", d.Path, err)
-		}
-	}
-	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
-	childFail("exec %s: %v", os.Args[1], err)
+	return nil
 }
 
 // release reports which cgroup limits were hit, kills whatever is left
@@ -425,6 +441,13 @@ func (c *cgroupSet) release() (memory, procs bool) {
 	if c.memory != c.pids {
 		dirs = append(dirs, c.memory)
 	}
+	for _, f := range c.procs {
+		f.Close()
+	}
+	if c.dir != nil {
+		c.dir.Close()
+	}
+	c.procs, c.dir = nil, nil
 	for _, d := range dirs {
 		removeCgroup(d, c.v2)
 	}
@@ -443,10 +466,12 @@ func eventCount(path, key string) int64 {
 	return 0
 }
 
-// removeCgroup kills every process in dir and removes it.
+// removeCgroup kills every process in dir and removes it. The leader
+// has been waited for, but bubblewrap's init may still be exiting: the
+// retries start at 100 µs.
 func removeCgroup(dir string, v2 bool) {
 	deadline := time.Now().Add(2 * time.Second)
-	for {
+	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 10*time.Millisecond) {
 		err := os.Remove(dir)
 		if err == nil || os.IsNotExist(err) || time.Now().After(deadline) {
 			return
@@ -459,7 +484,7 @@ func removeCgroup(dir string, v2 bool) {
 				_ = syscall.Kill(n, syscall.SIGKILL)
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(pause)
 	}
 }
 

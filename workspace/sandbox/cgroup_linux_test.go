@@ -93,19 +93,19 @@ func TestForCommand(t *testing.T) {
 	if !strings.HasPrefix(name, cgroupPrefix) || v2.memory != v2.pids {
 		t.Fatalf("v2 dirs %q %q", v2.pids, v2.memory)
 	}
-	want := []shimDir{{Path: "/cg/" + name, Set: [][2]string{
+	want := []cgroupDir{{Path: "/cg/" + name, Set: [][2]string{
 		{"pids.max", "100"}, {"memory.max", "67108864"}, {"memory.swap.max", "0"}, {"memory.oom.group", "1"},
 	}}}
-	if diff := cmp.Diff(want, v2.shim.Dirs); diff != "" {
+	if diff := cmp.Diff(want, v2.dirs); diff != "" {
 		t.Errorf("v2 (-want +got):\n%s", diff)
 	}
 	v1 := (&cgroupPlan{pids: "/p", memory: "/m"}).forCommand(Limits{Processes: Unlimited, Memory: 1 << 30})
 	name = filepath.Base(v1.pids)
-	want = []shimDir{
+	want = []cgroupDir{
 		{Path: "/p/" + name, Set: [][2]string{{"pids.max", "max"}}},
 		{Path: "/m/" + name, Set: [][2]string{{"memory.limit_in_bytes", "1073741824"}}},
 	}
-	if diff := cmp.Diff(want, v1.shim.Dirs); diff != "" {
+	if diff := cmp.Diff(want, v1.dirs); diff != "" {
 		t.Errorf("v1 (-want +got):\n%s", diff)
 	}
 }

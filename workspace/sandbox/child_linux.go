@@ -28,7 +28,6 @@ func init() {
 	if raw, ok := os.LookupEnv(envGuard); ok {
 		runGuard(raw) // never returns
 	}
-	enterCgroupIfMarked() // the limits shim; returns unless it is one
 	raw, ok := os.LookupEnv(envMarker)
 	if !ok {
 		return
@@ -60,6 +59,10 @@ func runChild(raw string) {
 	}
 	if len(os.Args) < 3 {
 		childFail("no command to run")
+	}
+	// First, so that nothing of the command starts outside its cgroup.
+	if err := joinCgroups(cfg.CgroupFDs); err != nil {
+		childFail("%v", err)
 	}
 	if cfg.ExeFD > 2 {
 		// The descriptor bubblewrap started us through must not reach

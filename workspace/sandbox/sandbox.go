@@ -159,7 +159,9 @@ type Launch struct {
 }
 
 // Release must be called once the command's leader has been waited for
-// (st is its exec.Cmd.ProcessState; nil if it never started). It names
+// (st is its exec.Cmd.ProcessState; nil if it never started), and for a
+// Launch that is never started: Prepare may have created the command's
+// cgroup and holds descriptors for it. It names
 // the resource limit that stopped or hampered the command ("" for none):
 // memory (the cgroup's OOM killer struck), cpu_time or file_size (the
 // leader died of SIGXCPU or SIGXFSZ, or exited with 128 plus one of
@@ -193,6 +195,9 @@ type childConfig struct {
 	NoLandlock bool `json:"no_landlock,omitempty"`
 	// Limits are the rlimits the child sets before exec.
 	Limits childLimits `json:"limits"`
+	// CgroupFDs are the command's cgroup.procs, open for writing: the
+	// child writes "0" to each to enter its cgroup.
+	CgroupFDs []int `json:"cgroup_fds,omitempty"`
 }
 
 // Prepare decides how to run argv (argv[0] is looked up in PATH) under p.
@@ -252,6 +257,20 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	}
 	cl, cg, limitWarning := planLimits(p.Limits, nerr == nil)
 	cfg.Limits = cl
+	if cg != nil {
+		if err := cg.create(); err != nil {
+			return Launch{}, fmt.Errorf("sandbox: %w", err)
+		}
+		// The descriptors follow Launch.Files: the binary bubblewrap
+		// starts (exeFD) with namespaces, nothing before them without.
+		first := 3
+		if nerr == nil {
+			first = exeFD + 1
+		}
+		for i := range cg.procs {
+			cfg.CgroupFDs = append(cfg.CgroupFDs, first+i)
+		}
+	}
 	var l Launch
 	if nerr != nil {
 		l, err = prepareLandlock(cfg, path, argv, abi, nerr)
@@ -259,6 +278,9 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 		l, err = prepareNamespaces(p, cfg, bwrap, path, argv, abi)
 	}
 	if err != nil {
+		if cg != nil {
+			cg.release()
+		}
 		return Launch{}, err
 	}
 	return l.withLimits(p.Limits, cg, limitWarning)

@@ -25,3 +25,6 @@ func makeNonDumpable() error { return nil }
 func prepareNamespaces(Policy, childConfig, string, string, []string, int) (Launch, error) {
 	return Launch{}, errors.New("sandbox: namespaces are a Linux feature")
 }
+
+// exeFD is the descriptor of the binary bubblewrap starts (Linux only).
+const exeFD = 3
