@@ -199,7 +199,7 @@ func limitLine(res workspace.ExecResult) string {
 	what := map[sandbox.Limit]string{
 		sandbox.LimitMemory:    "memory limit",
 		sandbox.LimitProcesses: "process limit",
-		sandbox.LimitCPUTime:   "CPU time limit (per process)",
+		sandbox.LimitCPUTime:   "per-process CPU time limit",
 		sandbox.LimitFileSize:  "file size limit",
 		sandbox.LimitOpenFiles: "open files limit",
 	}[res.Limit]

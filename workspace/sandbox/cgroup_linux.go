@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -360,6 +361,16 @@ func (p *cgroupPlan) forCommand(lim Limits) *cgroupSet {
 // create makes the cgroup's directories, sets the limits and opens each
 // cgroup.procs for the child. On error nothing is left behind.
 func (c *cgroupSet) create() error {
+	removeOrphans()
+	var paths []string
+	for _, d := range c.dirs {
+		paths = append(paths, d.Path)
+	}
+	// A Launch dropped without Release must not leave its cgroup behind:
+	// once unreachable its directories are removed as soon as they are
+	// empty (now, or at a later Prepare). Its descriptors close with
+	// their os.Files.
+	runtime.AddCleanup(c, orphan, paths)
 	for _, d := range c.dirs {
 		if err := os.Mkdir(d.Path, 0o755); err != nil {
 			c.release()
@@ -414,6 +425,30 @@ func (l Launch) withLimits(lim Limits, cg *cgroupSet, warning string) (Launch, e
 		l.cgroup = cg
 	}
 	return l, nil
+}
+
+// orphans are directories of per-command cgroups whose Launch was
+// dropped without Release and that were still populated.
+var orphans struct {
+	sync.Mutex
+	dirs []string
+}
+
+func orphan(dirs []string) {
+	orphans.Lock()
+	orphans.dirs = append(orphans.dirs, dirs...)
+	orphans.Unlock()
+	removeOrphans()
+}
+
+// removeOrphans removes the orphans that are empty by now.
+func removeOrphans() {
+	orphans.Lock()
+	defer orphans.Unlock()
+	orphans.dirs = slices.DeleteFunc(orphans.dirs, func(d string) bool {
+		err := os.Remove(d)
+		return err == nil || os.IsNotExist(err)
+	})
 }
 
 // joinCgroups moves the calling process (all its threads) into the

@@ -5,8 +5,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -107,6 +109,44 @@ func TestForCommand(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, v1.dirs); diff != "" {
 		t.Errorf("v1 (-want +got):\n%s", diff)
+	}
+}
+
+// TestDroppedLaunchLeavesNoCgroup: a Launch that is never started nor
+// released does not leave its cgroup behind once it is garbage.
+func TestDroppedLaunchLeavesNoCgroup(t *testing.T) {
+	if plan, why := cgroups(); plan == nil {
+		t.Skipf("no cgroup here: %s", why)
+	}
+	dirs := func() []string {
+		l, err := Prepare(Policy{Mode: Auto, Writable: []string{t.TempDir()}}, []string{"true"})
+		if err != nil || l.cgroup == nil {
+			t.Fatalf("Prepare: %+v, %v", l, err)
+		}
+		return []string{l.cgroup.pids, l.cgroup.memory}
+	}()
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("the cgroup was not created: %v", err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runtime.GC()
+		removeOrphans()
+		left := 0
+		for _, d := range dirs {
+			if _, err := os.Stat(d); err == nil {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dropped launch's cgroup is still there: %v", dirs)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -90,7 +90,7 @@ func planLimits(lim Limits, namespaces bool) (childLimits, *cgroupSet, string) {
 	if len(open) == 0 {
 		return cl, nil, ""
 	}
-	return cl, nil, fmt.Sprintf("%s: %s — %s", why, joinAnd(open), cgroupFix)
+	return cl, nil, fmt.Sprintf("resource limits: %s, because %s — %s", joinAnd(open), why, cgroupFix)
 }
 
 // cgroupFix says how to get a cgroup rein may use.

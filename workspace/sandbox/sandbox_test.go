@@ -48,12 +48,18 @@ func TestPrepare(t *testing.T) {
 	missing := func() (int, error) { return 0, errors.New("no landlock here") }
 	noNS := func() (string, error) { return "", errors.New("bubblewrap not found") }
 	ns := func() (string, error) { return "/usr/bin/bwrap", nil }
+	// prep is Prepare, releasing what it made (the command's cgroup).
+	prep := func(p Policy, argv []string) (Launch, error) {
+		l, err := Prepare(p, argv)
+		t.Cleanup(func() { l.Release(nil) })
+		return l, err
+	}
 
-	l, err := Prepare(Policy{Mode: Off, Probe: have, Namespaces: ns}, argv)
+	l, err := prep(Policy{Mode: Off, Probe: have, Namespaces: ns}, argv)
 	if err != nil || l.Sandboxed || l.Path != bash || !cmp.Equal(l.Args, argv) || l.Env != nil || l.Isolation != IsolationNone {
 		t.Errorf("off: %+v, %v", l, err)
 	}
-	l, err = Prepare(Policy{Mode: Auto, Probe: missing, Namespaces: noNS}, argv)
+	l, err = prep(Policy{Mode: Auto, Probe: missing, Namespaces: noNS}, argv)
 	if err != nil || l.Sandboxed || l.Path != bash || !strings.Contains(l.Warning, "no landlock here") || !strings.Contains(l.Warning, "without a sandbox") {
 		t.Errorf("auto without landlock and namespaces: %+v, %v", l, err)
 	}
@@ -66,12 +72,12 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("required without namespaces: %v", err)
 	}
 	if runtime.GOOS == "linux" {
-		l, err = Prepare(Policy{Mode: Auto, Probe: missing, Namespaces: ns}, argv)
+		l, err = prep(Policy{Mode: Auto, Probe: missing, Namespaces: ns}, argv)
 		if err != nil || !l.Sandboxed || l.Isolation != IsolationNamespaces || l.Warning != "" {
 			t.Errorf("auto with namespaces, without landlock: %+v, %v", l, err)
 		}
-		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: ns, Writable: []string{"/w"}, Dir: "/w"}, argv)
-		if err != nil || !l.Sandboxed || l.Isolation != IsolationFull || l.Path != "/usr/bin/bwrap" || len(l.Files) != 1 {
+		l, err = prep(Policy{Mode: Auto, Probe: have, Namespaces: ns, Writable: []string{"/w"}, Dir: "/w"}, argv)
+		if err != nil || !l.Sandboxed || l.Isolation != IsolationFull || l.Path != "/usr/bin/bwrap" || len(l.Files) != 1+cgroupFiles(l) {
 			t.Fatalf("auto with both: %+v, %v", l, err)
 		}
 		want := []string{"--", "/proc/self/fd/3", bash, "bash", "-c", "true"}
@@ -83,19 +89,19 @@ func TestPrepare(t *testing.T) {
 				t.Errorf("bwrap args lack %s: %q", flag, l.Args)
 			}
 		}
-		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: ns, Network: true}, argv)
+		l, err = prep(Policy{Mode: Auto, Probe: have, Namespaces: ns, Network: true}, argv)
 		if err != nil || slices.Contains(l.Args, "--unshare-net") {
 			t.Errorf("network allowed, yet: %q, %v", l.Args, err)
 		}
-		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: noNS}, argv)
+		l, err = prep(Policy{Mode: Auto, Probe: have, Namespaces: noNS}, argv)
 		if err != nil || !l.Sandboxed || l.Isolation != IsolationLandlock || !strings.Contains(l.Warning, "Landlock only") || !strings.Contains(l.Warning, "install bubblewrap") {
 			t.Errorf("auto without namespaces: %+v, %v", l, err)
 		}
-		l, err = Prepare(Policy{Mode: Required, Probe: have, Namespaces: noNS}, argv)
+		l, err = prep(Policy{Mode: Required, Probe: have, Namespaces: noNS}, argv)
 		if err == nil {
 			t.Errorf("required without namespaces ran: %+v", l)
 		}
-		l, err = Prepare(Policy{Mode: Auto, Probe: have, Namespaces: noNS, Writable: []string{"/w"}}, argv)
+		l, err = prep(Policy{Mode: Auto, Probe: have, Namespaces: noNS, Writable: []string{"/w"}}, argv)
 		if err != nil || !l.Sandboxed || l.ABI != 7 || l.Path != selfExe {
 			t.Fatalf("landlock fallback: %+v, %v", l, err)
 		}
@@ -115,4 +121,12 @@ func TestPrepare(t *testing.T) {
 	if _, err := Prepare(Policy{Mode: Off}, []string{"no-such-binary-rein-test"}); err == nil {
 		t.Error("a missing binary was accepted")
 	}
+}
+
+// cgroupFiles counts the descriptors the command's cgroup adds to Files.
+func cgroupFiles(l Launch) int {
+	if l.cgroup == nil {
+		return 0
+	}
+	return len(l.cgroup.procs)
 }
