@@ -248,3 +248,30 @@ func BenchmarkSandboxLimits(b *testing.B) {
 		})
 	}
 }
+
+// TestLimitsLandlockOnly: without bubblewrap (Landlock alone, no PID
+// namespace) the cgroup still bounds the command, names the limit, and
+// catches a process that left the process group with setsid.
+func TestLimitsLandlockOnly(t *testing.T) {
+	ws, _ := openTemp(t, Options{Sandbox: sandbox.Auto, SandboxLimits: sandbox.Limits{Processes: 64, Memory: 64 << 20}})
+	requireLimits(t, ws)
+	ws.nsProbe = func() (string, error) { return "", fmt.Errorf("pretend there is no bubblewrap") }
+	token := "rein-landlock-" + strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		command string
+		want    sandbox.Limit
+	}{
+		{`perl -e '$0 = "` + token + `"; for (1..200) { my $p = fork; last unless defined $p; if ($p == 0) { sleep 60; exit } }'`, sandbox.LimitProcesses},
+		{`perl -e '$0 = "` + token + `"; $x = "a" x (512 << 20); print "survived\n"'`, sandbox.LimitMemory},
+		{`setsid perl -e '$0 = "` + token + `"; sleep 60' & sleep 0.2; echo started`, ""},
+	} {
+		res, err := ws.Exec(context.Background(), ExecOptions{Command: tc.command, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Isolation != sandbox.IsolationLandlock || res.Limit != tc.want {
+			t.Errorf("%s: isolation %q limit %q, want landlock and %q (output %q)", tc.command, res.Isolation, res.Limit, tc.want, res.Output)
+		}
+		checkHealthy(t, ws, token)
+	}
+}

@@ -61,6 +61,7 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		p.launch.Release(nil)
 		return ExecResult{}, fmt.Errorf("run command: %w", err)
 	}
 	pw.Close() // the child holds its copies; EOF comes when they are all closed
