@@ -16,9 +16,10 @@ import (
 )
 
 // TestBinaryResourceLimits: a hostile model, through the real `rein run`
-// binary, floods the sandbox with 1,500 sleepers and then allocates
-// 1 GiB under a 256 MiB cap. The flood stops at the default cap of
-// 1,024 processes and the memory hog is killed; each tool result names
+// binary, floods the sandbox with 1,500 sleepers, allocates 1 GiB under
+// a 256 MiB cap, writes 4 MiB under a 1 MiB file cap and spins under a
+// 1 s CPU cap. The flood stops at the default cap of 1,024 processes and
+// the others are killed; each tool result names
 // the limit and how to raise it; rein's next command still runs; and
 // nothing the attacks started is left on the host.
 func TestBinaryResourceLimits(t *testing.T) {
@@ -32,7 +33,7 @@ func TestBinaryResourceLimits(t *testing.T) {
 		t.Skipf("SKIPPING: %v", err)
 	}
 	e := newEnv(t)
-	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[sandbox]\nmode = \"required\"\nlimits = { memory = \"256MiB\" }\n")
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[sandbox]\nmode = \"required\"\nlimits = { memory = \"256MiB\", file_size = \"1MiB\", cpu_time = \"1s\" }\n")
 	token := "rein-e2e-flood-" + strconv.Itoa(os.Getpid())
 	flood := `perl -e '$0 = "` + token + `"; my $n = 0; ` +
 		`for (1..1500) { my $p = fork; last unless defined $p; if ($p == 0) { sleep 120; exit 0 } $n++ } print "spawned $n\n"'`
@@ -41,6 +42,8 @@ func TestBinaryResourceLimits(t *testing.T) {
 		sse(toolBody("c1", "run_command", mustJSONString(t, map[string]string{"command": flood}))),
 		sse(toolBody("c2", "run_command", mustJSONString(t, map[string]string{"command": "echo still-alive"}))),
 		sse(toolBody("c3", "run_command", mustJSONString(t, map[string]string{"command": hog}))),
+		sse(toolBody("c4", "run_command", mustJSONString(t, map[string]string{"command": "head -c 4194304 /dev/zero > big"}))),
+		sse(toolBody("c5", "run_command", mustJSONString(t, map[string]string{"command": "while :; do :; done"}))),
 		sse(textBody("done")),
 	)
 	p := e.start(t, "run", "--preset", "full", "--approve", "auto", "-e", srv.URL, "attack")
@@ -55,10 +58,10 @@ func TestBinaryResourceLimits(t *testing.T) {
 		t.Skipf("SKIPPING: the limits are degraded here: %s", p.stderr)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("the model got %d requests, want 4\nstderr: %s", len(reqs), p.stderr)
+	if len(reqs) != 6 {
+		t.Fatalf("the model got %d requests, want 6\nstderr: %s", len(reqs), p.stderr)
 	}
-	results := toolResults(t, reqs[3].Body)
+	results := toolResults(t, reqs[5].Body)
 	m := regexp.MustCompile(`spawned (\d+)`).FindStringSubmatch(results["c1"])
 	if m == nil {
 		t.Fatalf("flood result has no count: %q", results["c1"])
@@ -70,6 +73,8 @@ func TestBinaryResourceLimits(t *testing.T) {
 		"c1": "a process could not start: hit the sandbox's process limit (1,024 processes); raise [sandbox] limits.processes",
 		"c2": "still-alive",
 		"c3": "stopped: hit the sandbox's memory limit (256 MiB); raise [sandbox] limits.memory",
+		"c4": "stopped: hit the sandbox's file size limit (1 MiB); raise [sandbox] limits.file_size",
+		"c5": "stopped: hit the sandbox's per-process CPU time limit (1s); raise [sandbox] limits.cpu_time",
 	} {
 		if !strings.Contains(results[id], want) {
 			t.Errorf("%s: result %q does not say %q", id, results[id], want)
@@ -77,6 +82,9 @@ func TestBinaryResourceLimits(t *testing.T) {
 	}
 	if strings.Contains(results["c3"], "survived") {
 		t.Errorf("the allocation survived: %q", results["c3"])
+	}
+	if fi, err := os.Stat(filepath.Join(e.workspace, "big")); err != nil || fi.Size() > 1<<20 {
+		t.Errorf("big: %v, %v; want at most 1 MiB written", fi, err)
 	}
 	// rein has exited: nothing the attacks started may be left.
 	entries, _ := os.ReadDir("/proc")
