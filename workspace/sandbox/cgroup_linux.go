@@ -228,11 +228,11 @@ func probeV2(fs cgroupFS) (*cgroupPlan, error) {
 	if err := delegate(dir, fs.pid); err != nil {
 		return nil, err
 	}
-	if err := tryChild(dir, "pids.max", "memory.max"); err != nil {
+	swap, err := tryChild(dir, "memory.swap.max", "pids.max", "memory.max")
+	if err != nil {
 		return nil, fmt.Errorf("cannot create cgroups under rein's cgroup v2 %s: %v", dir, err)
 	}
-	_, serr := os.Stat(filepath.Join(dir, "memory.swap.max"))
-	return &cgroupPlan{v2: true, pids: dir, memory: dir, swap: serr == nil}, nil
+	return &cgroupPlan{v2: true, pids: dir, memory: dir, swap: swap}, nil
 }
 
 // delegate enables the pids and memory controllers for dir's children.
@@ -276,32 +276,38 @@ func probeV1(fs cgroupFS) (*cgroupPlan, error) {
 		}
 		dirs[c] = dirOf(mounts(fs.mountinfo)[i], path)
 	}
-	if err := tryChild(dirs["pids"], "pids.max"); err != nil {
+	if _, err := tryChild(dirs["pids"], "", "pids.max"); err != nil {
 		return nil, fmt.Errorf("cannot create cgroups in %s: %v", dirs["pids"], err)
 	}
-	if err := tryChild(dirs["memory"], "memory.limit_in_bytes"); err != nil {
+	swap, err := tryChild(dirs["memory"], "memory.memsw.limit_in_bytes", "memory.limit_in_bytes")
+	if err != nil {
 		return nil, fmt.Errorf("cannot create cgroups in %s: %v", dirs["memory"], err)
 	}
-	_, serr := os.Stat(filepath.Join(dirs["memory"], "memory.memsw.limit_in_bytes"))
-	return &cgroupPlan{pids: dirs["pids"], memory: dirs["memory"], swap: serr == nil}, nil
+	return &cgroupPlan{pids: dirs["pids"], memory: dirs["memory"], swap: swap}, nil
 }
 
-// tryChild creates and removes a child of dir holding the control files,
-// and sweeps per-command cgroups a dead rein left behind (empty ones
-// only: a populated cgroup cannot be removed).
-func tryChild(dir string, files ...string) error {
+// tryChild creates and removes a child of dir that must hold the
+// control files, reports whether it holds the optional one (the swap
+// limit exists only with swap accounting), and sweeps per-command
+// cgroups a dead rein left behind (empty ones only: a populated cgroup
+// cannot be removed).
+func tryChild(dir, optional string, files ...string) (bool, error) {
 	probe := filepath.Join(dir, fmt.Sprintf("%sprobe-%d-%s", cgroupPrefix, os.Getpid(), nonce()))
 	if err := os.Mkdir(probe, 0o755); err != nil {
-		return err
+		return false, err
 	}
 	defer os.Remove(probe)
 	for _, f := range files {
 		if _, err := os.Stat(filepath.Join(probe, f)); err != nil {
-			return fmt.Errorf("no %s", f)
+			return false, fmt.Errorf("no %s", f)
 		}
 	}
 	sweepStale(dir)
-	return nil
+	if optional == "" {
+		return false, nil
+	}
+	_, err := os.Stat(filepath.Join(probe, optional))
+	return err == nil, nil
 }
 
 // sweepStale removes empty per-command cgroups of processes that no

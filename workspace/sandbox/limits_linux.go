@@ -112,7 +112,9 @@ func joinAnd(s []string) string {
 
 // limitFromStatus names the rlimit whose signal ended the command: the
 // leader was killed by it, or (through bubblewrap or a shell) exited
-// with 128 plus its number.
+// with 128 plus its number. A command that itself exits with 152 or 153
+// is taken for one that hit the limit: nothing else tells them apart
+// (bubblewrap's rusage does not include the command's CPU time).
 func limitFromStatus(st *os.ProcessState, lim Limits) Limit {
 	if st == nil {
 		return ""
