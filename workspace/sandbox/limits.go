@@ -118,7 +118,15 @@ func (l Limits) Value(n Limit) string {
 		if l.CPUTime < 0 {
 			return "off"
 		}
-		return l.CPUTime.String()
+		// "1h", "10m", "1m30s" rather than "1h0m0s".
+		d := l.CPUTime.String()
+		if strings.HasSuffix(d, "m0s") {
+			d = strings.TrimSuffix(d, "0s")
+		}
+		if strings.HasSuffix(d, "h0m") {
+			d = strings.TrimSuffix(d, "0m")
+		}
+		return d
 	case LimitFileSize:
 		return sizeString(l.FileSize)
 	case LimitOpenFiles:

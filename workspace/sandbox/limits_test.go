@@ -65,6 +65,11 @@ func TestLimitsValue(t *testing.T) {
 			t.Errorf("Value(%s) = %q, want %q", n, got, want)
 		}
 	}
+	for d, want := range map[time.Duration]string{time.Hour: "1h", 10 * time.Minute: "10m", 90 * time.Minute: "1h30m", 2*time.Hour + 5*time.Second: "2h0m5s", time.Second: "1s"} {
+		if got := (Limits{CPUTime: d}).Value(LimitCPUTime); got != want {
+			t.Errorf("Value(cpu_time %v) = %q, want %q", d, got, want)
+		}
+	}
 	if d := DefaultLimits(); d.Memory < minDefaultMemory || d.Memory%(1<<20) != 0 || d.Processes != 1024 {
 		t.Errorf("DefaultLimits() = %+v", d)
 	}
