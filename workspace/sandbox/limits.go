@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,11 +64,15 @@ const (
 	DefaultOpenFiles = 4096
 	// minDefaultMemory is the floor of the derived memory default.
 	minDefaultMemory = 512 << 20
+	// processesPerCPU raises the process default on large machines.
+	processesPerCPU = 128
 )
 
 // DefaultLimits returns the limits a zero Limits stands for: 1,024
-// processes, half the machine's physical memory (at least 512 MiB), one
-// hour of CPU time per process, 4 GiB per file and 4,096 open files.
+// processes (threads count, so 128 per CPU on machines with more than 8:
+// a parallel build runs a compiler per CPU, each with a thread per CPU),
+// half the machine's physical memory (at least 512 MiB), one hour of CPU
+// time per process, 4 GiB per file and 4,096 open files.
 func DefaultLimits() Limits {
 	memOnce.Do(func() {
 		memDefault = int64(minDefaultMemory)
@@ -76,7 +81,7 @@ func DefaultLimits() Limits {
 		}
 	})
 	return Limits{
-		Processes: DefaultProcesses, Memory: memDefault, CPUTime: DefaultCPUTime,
+		Processes: max(DefaultProcesses, processesPerCPU*runtime.NumCPU()), Memory: memDefault, CPUTime: DefaultCPUTime,
 		FileSize: DefaultFileSize, OpenFiles: DefaultOpenFiles,
 	}
 }
