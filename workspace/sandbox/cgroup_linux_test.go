@@ -177,3 +177,60 @@ func FuzzCgroupParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanLimits: what enforces each limit, and what the warning says,
+// with and without a cgroup, as root or not, with or without the
+// sandbox's user namespace.
+func TestPlanLimits(t *testing.T) {
+	none := func() (*cgroupPlan, string) { return nil, "no cgroup v2 hierarchy" }
+	some := func() (*cgroupPlan, string) { return &cgroupPlan{v2: true, pids: "/cg", memory: "/cg"}, "" }
+	lim := Limits{Processes: 100, Memory: 1 << 30, CPUTime: 1500 * time.Millisecond, FileSize: 1 << 20, OpenFiles: 64}
+	base := childLimits{CPU: 2, FSize: 1 << 20, NoFile: 64}
+	withData := base
+	withData.Data = 1 << 30
+	withNProc := withData
+	withNProc.NProc = 100
+	off := Limits{Processes: Unlimited, Memory: Unlimited, CPUTime: Unlimited, FileSize: Unlimited, OpenFiles: Unlimited}
+	for _, tc := range []struct {
+		name           string
+		lim            Limits
+		ns, root       bool
+		probe          func() (*cgroupPlan, string)
+		want           childLimits
+		cgroup         bool
+		warn, notWarns []string
+	}{
+		{"cgroup", lim, true, true, some, base, true, nil, nil},
+		{"cgroup without namespaces", lim, false, false, some, base, true, nil, nil},
+		{"unprivileged in a user namespace", lim, true, false, none, withNProc, false,
+			[]string{"memory is limited per process (RLIMIT_DATA)", "because no cgroup v2 hierarchy", "systemd-run"}, []string{"process limit is not enforced"}},
+		{"root", lim, true, true, none, withData, false,
+			[]string{"process limit is not enforced (root is exempt from RLIMIT_NPROC)", "memory is limited per process"}, nil},
+		{"landlock alone", lim, false, false, none, withData, false,
+			[]string{"process limit is not enforced (no user namespace of its own)"}, nil},
+		{"everything off", off, true, true, none, childLimits{}, false, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl, cg, warn := planLimitsWith(tc.lim, tc.ns, tc.root, tc.probe)
+			if diff := cmp.Diff(tc.want, cl); diff != "" {
+				t.Errorf("rlimits (-want +got):\n%s", diff)
+			}
+			if (cg != nil) != tc.cgroup {
+				t.Errorf("cgroup %v, want %v", cg, tc.cgroup)
+			}
+			if len(tc.warn) == 0 && warn != "" {
+				t.Errorf("warning %q, want none", warn)
+			}
+			for _, w := range tc.warn {
+				if !strings.Contains(warn, w) {
+					t.Errorf("warning %q lacks %q", warn, w)
+				}
+			}
+			for _, w := range tc.notWarns {
+				if strings.Contains(warn, w) {
+					t.Errorf("warning %q says %q", warn, w)
+				}
+			}
+		})
+	}
+}

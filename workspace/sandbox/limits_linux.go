@@ -58,6 +58,12 @@ func setRlimits(l childLimits) error {
 // naming what is not enforced ("" when everything is). namespaces says
 // whether the command gets bubblewrap's user namespace.
 func planLimits(lim Limits, namespaces bool) (childLimits, *cgroupSet, string) {
+	return planLimitsWith(lim, namespaces, os.Geteuid() == 0, cgroups)
+}
+
+// planLimitsWith is planLimits with the cgroup probe and rein's
+// privilege given.
+func planLimitsWith(lim Limits, namespaces, root bool, probe func() (*cgroupPlan, string)) (childLimits, *cgroupSet, string) {
 	lim = lim.Resolved()
 	pos := func(v int64) uint64 { return uint64(max(v, 0)) }
 	cl := childLimits{FSize: pos(lim.FileSize), NoFile: pos(int64(lim.OpenFiles))}
@@ -68,7 +74,7 @@ func planLimits(lim Limits, namespaces bool) (childLimits, *cgroupSet, string) {
 	if !wantProcs && !wantMem {
 		return cl, nil, ""
 	}
-	plan, why := cgroups()
+	plan, why := probe()
 	if plan != nil {
 		return cl, plan.forCommand(lim), ""
 	}
@@ -78,7 +84,7 @@ func planLimits(lim Limits, namespaces bool) (childLimits, *cgroupSet, string) {
 		switch {
 		case !namespaces:
 			open = append(open, "the process limit is not enforced (no user namespace of its own)")
-		case os.Geteuid() == 0:
+		case root:
 			open = append(open, "the process limit is not enforced (root is exempt from RLIMIT_NPROC)")
 		default:
 			cl.NProc = pos(int64(lim.Processes))
