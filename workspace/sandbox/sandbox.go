@@ -159,15 +159,17 @@ type Launch struct {
 }
 
 // Release must be called once the command's leader has been waited for
-// (st is its exec.Cmd.ProcessState; nil if it never started), and for a
-// Launch that is never started: Prepare may have created the command's
-// cgroup and holds descriptors for it. It names
-// the resource limit that stopped or hampered the command ("" for none):
+// (st is its exec.Cmd.ProcessState), and with nil for a Launch that was
+// never started: Prepare may have created the command's cgroup and holds
+// descriptors for it (a Launch dropped without Release has its cgroup
+// removed once it is garbage, without the report). Release names the
+// resource limit that stopped or hampered the command ("" for none):
 // memory (the cgroup's OOM killer struck), cpu_time or file_size (the
-// leader died of SIGXCPU or SIGXFSZ, or exited with 128 plus one of
-// them, as bubblewrap and shells report it), processes (a fork failed at
-// the cgroup's pids.max). It also kills every process left in the
-// command's cgroup and removes it. Safe to call on any Launch, once.
+// leader died of SIGXCPU or SIGXFSZ, or exited with 128 plus one of them,
+// as bubblewrap and shells report it), processes (a fork failed at the
+// cgroup's pids.max). It also kills every process left in the command's
+// cgroup and removes it, within about 2 s. Call it once per Launch (its
+// copies share the cgroup); it is safe on any Launch, cgroup or not.
 func (l Launch) Release(st *os.ProcessState) Limit {
 	return l.release(st)
 }
