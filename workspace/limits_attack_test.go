@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -84,7 +85,8 @@ func ownCgroups() []string {
 }
 
 // checkHealthy asserts that nothing the attack started runs on, that
-// its cgroup is gone and that rein's next command still runs.
+// its cgroup is gone, that the host can start a process and that rein's
+// next command still runs.
 func checkHealthy(t *testing.T, ws *Workspace, token string) {
 	t.Helper()
 	if pids := leftovers(t, token); len(pids) > 0 {
@@ -92,6 +94,9 @@ func checkHealthy(t *testing.T, ws *Workspace, token string) {
 	}
 	if cg := ownCgroups(); len(cg) > 0 {
 		t.Errorf("per-command cgroups left behind: %v", cg)
+	}
+	if err := exec.Command("true").Run(); err != nil {
+		t.Errorf("the host cannot start a process after the attack: %v", err)
 	}
 	res, err := ws.Exec(context.Background(), ExecOptions{Command: "echo still-alive", Timeout: time.Minute})
 	if err != nil || res.ExitCode != 0 || !strings.Contains(res.Output, "still-alive") {
