@@ -81,7 +81,8 @@ func RunCommand(ws *workspace.Workspace, opts Options) tool.Tool {
 		"and everything it starts are killed after timeout_s seconds (default %d, at most %d), and background jobs "+
 		"do not outlive it. A non-zero exit code is reported, not treated as a failure. Secrets are removed from "+
 		"the environment; TMPDIR is a private directory. Commands may be sandboxed so that they can write only inside the "+
-		"workspace and TMPDIR.", int(opts.Timeout.Seconds()), int(opts.MaxTimeout.Seconds()))
+		"workspace and TMPDIR, with limits on processes, memory, CPU time and file size; the result says when one stopped "+
+		"the command.", int(opts.Timeout.Seconds()), int(opts.MaxTimeout.Seconds()))
 	t := true
 	return tool.Func("run_command", desc, func(ctx context.Context, a RunCommandArgs) (*tool.Result, error) {
 		return runCommand(ctx, ws, opts, a)
