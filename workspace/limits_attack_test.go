@@ -270,6 +270,10 @@ func TestLimitsLandlockOnly(t *testing.T) {
 		{`perl -e '$0 = "` + token + `"; for (1..200) { my $p = fork; last unless defined $p; if ($p == 0) { sleep 60; exit } }'`, sandbox.LimitProcesses},
 		{`perl -e '$0 = "` + token + `"; $x = "a" x (512 << 20); print "survived\n"'`, sandbox.LimitMemory},
 		{`setsid perl -e '$0 = "` + token + `"; sleep 60' & sleep 0.2; echo started`, ""},
+		// As root, Landlock alone leaves capabilities: CAP_SYS_RESOURCE
+		// must be gone, or the command lifts its own limits. (Only
+		// meaningful where rein has it: many containers drop it.)
+		{`ulimit -Hf unlimited && echo raised-f; ulimit -Hn 100000 && echo raised-n; ulimit -Ht unlimited && echo raised-t`, ""},
 	} {
 		res, err := ws.Exec(context.Background(), ExecOptions{Command: tc.command, Timeout: time.Minute})
 		if err != nil {
@@ -277,6 +281,9 @@ func TestLimitsLandlockOnly(t *testing.T) {
 		}
 		if res.Isolation != sandbox.IsolationLandlock || res.Limit != tc.want {
 			t.Errorf("%s: isolation %q limit %q, want landlock and %q (output %q)", tc.command, res.Isolation, res.Limit, tc.want, res.Output)
+		}
+		if strings.Contains(res.Output, "raised") {
+			t.Errorf("%s: the command raised its own limits: %q", tc.command, res.Output)
 		}
 		checkHealthy(t, ws, token)
 	}

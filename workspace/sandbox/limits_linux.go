@@ -15,9 +15,12 @@ import (
 // SIGKILL (the hard limit) to a process that ignores it.
 const cpuGrace = 2 * time.Second
 
-// setRlimits applies l to the calling process. Every limit only lowers:
-// a value above the inherited hard limit is clamped to it, so an
-// unprivileged rein never fails for asking more than it has.
+// setRlimits applies l to the calling process and drops CAP_SYS_RESOURCE,
+// so that the command cannot raise them again (bubblewrap drops every
+// capability; under Landlock alone a root rein's command would keep it).
+// Every limit only lowers: a value above the inherited hard limit is
+// clamped to it, so an unprivileged rein never fails for asking more than
+// it has.
 func setRlimits(l childLimits) error {
 	set := func(name string, res int, soft, extra uint64) error {
 		if soft == 0 {
@@ -49,6 +52,32 @@ func setRlimits(l childLimits) error {
 		if err := set(r.name, r.res, r.soft, r.hard); err != nil {
 			return err
 		}
+	}
+	if err := dropCap(unix.CAP_SYS_RESOURCE); err != nil {
+		return fmt.Errorf("drop CAP_SYS_RESOURCE: %w", err)
+	}
+	return nil
+}
+
+// dropCap removes a capability from this thread's sets and from the
+// bounding set; with no-new-privileges it cannot come back.
+func dropCap(capability int) error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	idx, bit := capability/32, uint32(1)<<(capability%32)
+	if (data[idx].Permitted|data[idx].Effective|data[idx].Inheritable)&bit != 0 {
+		data[idx].Permitted &^= bit
+		data[idx].Effective &^= bit
+		data[idx].Inheritable &^= bit
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return err
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(capability), 0, 0, 0); err != nil && err != unix.EPERM && err != unix.EINVAL {
+		return err
 	}
 	return nil
 }
