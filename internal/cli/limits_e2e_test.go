@@ -16,7 +16,8 @@ import (
 )
 
 // TestBinaryResourceLimits: a hostile model, through the real `rein run`
-// binary, floods the sandbox with 1,500 sleepers, allocates 1 GiB under
+// binary, floods the sandbox with 1,500 sleepers (from a script it wrote,
+// past the analyzer's fork-loop denial), allocates 1 GiB under
 // a 256 MiB cap, writes 4 MiB under a 1 MiB file cap and spins under a
 // 1 s CPU cap. The flood stops at the default cap of 1,024 processes and
 // the others are killed; each tool result names
@@ -36,11 +37,14 @@ func TestBinaryResourceLimits(t *testing.T) {
 	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[sandbox]\nmode = \"required\"\nlimits = { memory = \"256MiB\", file_size = \"1MiB\", cpu_time = \"1s\" }\n")
 	token := "rein-e2e-flood-" + strconv.Itoa(os.Getpid())
 	limit := sandbox.DefaultLimits().Processes // 1,024 but on machines with more than 8 CPUs
-	flood := `perl -e '$0 = "` + token + `"; my $n = 0; ` +
-		`for (1..` + strconv.Itoa(max(1500, limit+500)) + `) { my $p = fork; last unless defined $p; if ($p == 0) { sleep 120; exit 0 } $n++ } print "spawned $n\n"'`
+	// The policy hard-denies an inline fork loop, so the model writes it
+	// to a file first: the sandbox, not the analyzer, is the boundary.
+	flood := `$0 = "` + token + `"; my $n = 0; ` +
+		`for (1..` + strconv.Itoa(max(1500, limit+500)) + `) { my $p = fork; last unless defined $p; if ($p == 0) { sleep 120; exit 0 } $n++ } print "spawned $n\n";`
 	hog := `perl -e '$0 = "` + token + `"; $x = "a" x (1024 << 20); print "survived\n"'`
 	srv := modeltest.NewServer(t,
-		sse(toolBody("c1", "run_command", mustJSONString(t, map[string]string{"command": flood}))),
+		sse(toolBody("c0", "write_file", mustJSONString(t, map[string]string{"path": "flood.pl", "content": flood}))),
+		sse(toolBody("c1", "run_command", mustJSONString(t, map[string]string{"command": "perl flood.pl"}))),
 		sse(toolBody("c2", "run_command", mustJSONString(t, map[string]string{"command": "echo still-alive"}))),
 		sse(toolBody("c3", "run_command", mustJSONString(t, map[string]string{"command": hog}))),
 		sse(toolBody("c4", "run_command", mustJSONString(t, map[string]string{"command": "head -c 4194304 /dev/zero > big"}))),
@@ -59,10 +63,10 @@ func TestBinaryResourceLimits(t *testing.T) {
 		t.Skipf("SKIPPING: the limits are degraded here: %s", p.stderr)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 6 {
-		t.Fatalf("the model got %d requests, want 6\nstderr: %s", len(reqs), p.stderr)
+	if len(reqs) != 7 {
+		t.Fatalf("the model got %d requests, want 7\nstderr: %s", len(reqs), p.stderr)
 	}
-	results := toolResults(t, reqs[5].Body)
+	results := toolResults(t, reqs[6].Body)
 	m := regexp.MustCompile(`spawned (\d+)`).FindStringSubmatch(results["c1"])
 	if m == nil {
 		t.Fatalf("flood result has no count: %q", results["c1"])
