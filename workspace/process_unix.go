@@ -51,6 +51,7 @@ func runProcess(ctx context.Context, p process) (ExecResult, error) {
 		if rec, err = p.track.Begin(ctx); err != nil {
 			pr.Close()
 			pw.Close()
+			p.launch.Release(nil)
 			return ExecResult{}, fmt.Errorf("run command: %w", err)
 		}
 		if rec != nil {

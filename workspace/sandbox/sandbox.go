@@ -148,14 +148,15 @@ type Launch struct {
 	// wholly unavailable, or when a resource limit cannot be enforced as
 	// configured; it names what is not confined. The caller shows it once.
 	Warning string
+	// Limits are the resource limits that apply (zero when none do).
+	Limits Limits
 
 	// guard is set on the launch Apply starts through the supervisor
 	// (see guard_linux.go): its parent-death signal must be catchable.
 	guard bool
-	// Limits are the resource limits that apply (zero when none do).
-	Limits Limits
-
-	cgroup *cgroupSet // the command's own cgroup (nil: none); see Release
+	// cgroup is the command's own cgroup (nil: none); see Release. With
+	// cgroup v2 the supervisor is born in it too.
+	cgroup *cgroupSet
 }
 
 // Release must be called once the command's leader has been waited for
