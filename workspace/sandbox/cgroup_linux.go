@@ -19,9 +19,9 @@ import (
 // with pids.max and the memory cap, which Prepare creates and sets.
 // Every process of the command must be born inside it:
 //
-//   - cgroup v2: bubblewrap is started in it directly (clone3 with
-//     CLONE_INTO_CGROUP, through SysProcAttr.UseCgroupFD): no migration,
-//     so nothing waits for the kernel's cgroup locks.
+//   - cgroup v2: the launch (rein's supervisor, then bubblewrap) is
+//     started in it directly (clone3 with CLONE_INTO_CGROUP, through
+//     SysProcAttr.UseCgroupFD): no migration.
 //   - cgroup v1: Prepare opens its cgroup.procs for writing and the
 //     re-executed child gets the descriptor (an extra file) and writes
 //     "0" to it as the first thing it does, before Landlock and before
@@ -111,15 +111,6 @@ func (p *cgroupPlan) forCommand(lim Limits) *cgroupSet {
 // cgroup.procs for the child. On error nothing is left behind.
 func (c *cgroupSet) create() error {
 	removeOrphans()
-	var paths []string
-	for _, d := range c.dirs {
-		paths = append(paths, d.Path)
-	}
-	// A Launch dropped without Release must not leave its cgroup behind:
-	// once unreachable its directories are removed as soon as they are
-	// empty (now, or at a later Prepare). Its descriptors close with
-	// their os.Files.
-	runtime.AddCleanup(c, orphan, paths)
 	for _, d := range c.dirs {
 		if err := os.Mkdir(d.Path, 0o755); err != nil {
 			c.release()
@@ -148,7 +139,29 @@ func (c *cgroupSet) create() error {
 		}
 		c.procs = append(c.procs, f)
 	}
+	// A Launch dropped without Release must not leave its cgroup behind.
+	// Its descriptors go to the child as extra files, so they stay
+	// reachable for as long as the exec.Cmd that starts it; once they are
+	// garbage the directories are removed as soon as they are empty (now,
+	// or at a later Prepare). Tying this to the cgroupSet instead would
+	// let a caller that keeps only the Cmd lose the cgroup before the
+	// child joins it.
+	var paths []string
+	for _, d := range c.dirs {
+		paths = append(paths, d.Path)
+	}
+	runtime.AddCleanup(c.files()[0], orphan, paths)
 	return nil
+}
+
+// files are the descriptors the child gets: v1's cgroup.procs, to write
+// "0" to; v2's directory, which the supervisor and bubblewrap were born
+// in, only to close (it rides along to stay alive with the Cmd).
+func (c *cgroupSet) files() []*os.File {
+	if c.dir != nil {
+		return []*os.File{c.dir}
+	}
+	return c.procs
 }
 
 // intoCgroup makes a v2 launch start inside its cgroup (Apply calls it).
@@ -170,7 +183,7 @@ func (l Launch) withLimits(lim Limits, cg *cgroupSet, warning string) (Launch, e
 		l.Warning += warning
 	}
 	if cg != nil {
-		l.Files = append(l.Files, cg.procs...)
+		l.Files = append(l.Files, cg.files()...)
 		l.cgroup = cg
 	}
 	return l, nil
@@ -201,11 +214,14 @@ func removeOrphans() {
 }
 
 // joinCgroups moves the calling process (all its threads) into the
-// cgroups whose cgroup.procs are open as fds, and closes them.
-func joinCgroups(fds []int) error {
+// cgroups whose cgroup.procs are open as fds when join is set (v1), and
+// closes the fds: the command must not hold them.
+func joinCgroups(fds []int, join bool) error {
 	for _, fd := range fds {
-		if _, err := syscall.Write(fd, []byte("0")); err != nil {
-			return fmt.Errorf("enter the command's cgroup: %w", err)
+		if join {
+			if _, err := syscall.Write(fd, []byte("0")); err != nil {
+				return fmt.Errorf("enter the command's cgroup: %w", err)
+			}
 		}
 		syscall.Close(fd)
 	}

@@ -61,7 +61,7 @@ func runChild(raw string) {
 		childFail("no command to run")
 	}
 	// First, so that nothing of the command starts outside its cgroup.
-	if err := joinCgroups(cfg.CgroupFDs); err != nil {
+	if err := joinCgroups(cfg.CgroupFDs, cfg.CgroupJoin); err != nil {
 		childFail("%v", err)
 	}
 	if cfg.ExeFD > 2 {

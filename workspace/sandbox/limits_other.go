@@ -8,7 +8,9 @@ import (
 )
 
 // cgroupSet exists only on Linux.
-type cgroupSet struct{ procs []*os.File }
+type cgroupSet struct{ v2 bool }
+
+func (c *cgroupSet) files() []*os.File { return nil }
 
 // planLimits: resource limits are a Linux feature (like the sandbox).
 func planLimits(Limits, bool) (childLimits, *cgroupSet, string) {

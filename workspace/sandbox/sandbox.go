@@ -198,9 +198,11 @@ type childConfig struct {
 	NoLandlock bool `json:"no_landlock,omitempty"`
 	// Limits are the rlimits the child sets before exec.
 	Limits childLimits `json:"limits"`
-	// CgroupFDs are the command's cgroup.procs, open for writing: the
-	// child writes "0" to each to enter its cgroup.
-	CgroupFDs []int `json:"cgroup_fds,omitempty"`
+	// CgroupFDs are the command's cgroup descriptors, which the child
+	// closes; with CgroupJoin (cgroup v1) they are its cgroup.procs, open
+	// for writing, and it first writes "0" to each to enter the cgroup.
+	CgroupFDs  []int `json:"cgroup_fds,omitempty"`
+	CgroupJoin bool  `json:"cgroup_join,omitempty"`
 }
 
 // Prepare decides how to run argv (argv[0] is looked up in PATH) under p.
@@ -270,9 +272,10 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 		if nerr == nil {
 			first = exeFD + 1
 		}
-		for i := range cg.procs {
+		for i := range cg.files() {
 			cfg.CgroupFDs = append(cfg.CgroupFDs, first+i)
 		}
+		cfg.CgroupJoin = !cg.v2
 	}
 	var l Launch
 	if nerr != nil {

@@ -128,5 +128,5 @@ func cgroupFiles(l Launch) int {
 	if l.cgroup == nil {
 		return 0
 	}
-	return len(l.cgroup.procs)
+	return len(l.cgroup.files())
 }
