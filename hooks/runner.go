@@ -189,6 +189,9 @@ func (r *Runner) run(ctx context.Context, c Command, stdin []byte) execResult {
 	if err != nil {
 		return execResult{exitCode: -1, startErr: err}
 	}
+	// After the hook has ended: whatever it left in its cgroup is killed
+	// and the cgroup removed.
+	defer launch.Release(nil)
 	if launch.Warning != "" {
 		r.warnOnce.Do(func() { r.log.Warn("hooks: " + launch.Warning) })
 	}

@@ -140,6 +140,7 @@ func startProcess(sc ServerConfig, environ []string, workDir string, confine fun
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		launch.Release(nil)
 		return nil, startError(sc, dir, err)
 	}
 	// The child has its own copies now.
@@ -153,6 +154,9 @@ func startProcess(sc ServerConfig, environ []string, workDir string, confine fun
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
+		// What the server left in its cgroup goes with it, and the
+		// cgroup too (see sandbox.Launch.Release).
+		launch.Release(cmd.ProcessState)
 		// A protected path the server created while it ran (.rein/, a
 		// git hook) goes with it, as after a command.
 		sandbox.Sweep(launch.Watch)
