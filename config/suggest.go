@@ -8,6 +8,18 @@ import (
 // suggest returns ` (did you mean "x"?)` for the known name closest to got,
 // or "" when nothing is close enough to be a plausible typo.
 func suggest(got string, known []string) string {
+	best := Closest(got, known)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// Closest returns the name of known closest to got when it is a plausible
+// typo of it, else "": about one edit per three characters is allowed
+// ("endpont" → "endpoint", but not "colour" → "model"), a transposition
+// counting as one edit. It is pure and safe for concurrent use.
+func Closest(got string, known []string) string {
 	best, bestDist := "", -1
 	for _, k := range known {
 		d := editDistance(got, k)
@@ -15,12 +27,10 @@ func suggest(got string, known []string) string {
 			best, bestDist = k, d
 		}
 	}
-	// Allow about one edit per three characters: "endpont" → "endpoint",
-	// but not "colour" → "model".
 	if best == "" || bestDist > max(1, len(best)/3) {
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // editDistance is the optimal-string-alignment distance between a and b

@@ -69,7 +69,7 @@ only once you approve it. Without a terminal they are declined.
 ` + chatHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.chat(cmd.Context(), &flags)
+			return a.chat(cmd.Context(), &flags, "")
 		},
 	}
 	flags.register(cmd.Flags())
@@ -142,14 +142,19 @@ type chatSession struct {
 	status int
 }
 
-// chat is `rein chat`.
-func (a *App) chat(ctx context.Context, flags *commonFlags) error {
+// chat is `rein chat`, and bare `rein` with first, when not "", as the
+// first message.
+func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error {
 	if err := flags.validate(); err != nil {
 		return err
 	}
 	cfg, wsDir, err := a.load(flags)
 	if err != nil {
 		return a.fail(err, nil)
+	}
+	// Before the UI starts: the picker has the terminal to itself.
+	if err := a.resolvePick(ctx, flags, cfg, wsDir); err != nil {
+		return err
 	}
 	var front *tuiFront
 	if a.useTUI(flags.noTUI) {
@@ -217,6 +222,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags) error {
 	}
 	if res := sr.Resumed(); res != nil {
 		s.announceResumed(res)
+	}
+	if quit, code := s.first(ctx, first); quit {
+		return exitFor(code)
 	}
 	code := s.loop(ctx, src.lines())
 	if code != ExitOK {
@@ -317,8 +325,7 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		return s.customCommand(ctx, line)
 	case strings.HasPrefix(line, "/") && s.isSkill(line):
 		return s.skillCommand(ctx, line)
-	case strings.HasPrefix(line, "/") && !strings.ContainsAny(line, " \t"):
-		fmt.Fprintf(a.Stderr, "rein: unknown command %s; /help lists the commands%s\n", termsafe.Line(line), config.Suggest(strings.TrimPrefix(line, "/"), s.commands.Names()))
+	case s.unknownSlash(line):
 	default:
 		msg, ok := s.attachFiles(line)
 		if !ok {

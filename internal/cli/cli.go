@@ -1,5 +1,6 @@
-// Package cli implements the rein command line: `rein run` (headless),
-// `rein chat` (an interactive, line-oriented session) and `rein version`.
+// Package cli implements the rein command line: bare `rein` (the chat UI,
+// or with -p a headless run; see entry.go), `rein run` (headless), `rein
+// chat` (an interactive session) and the commands around them.
 //
 // The command-line contract (flags, output formats, exit codes) is public:
 // scripts and tests depend on it, so it changes only additively. Exit codes:
@@ -108,7 +109,7 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code
 func (a *App) Run(ctx context.Context, args []string) int {
 	a.defaults()
 	root := a.rootCommand()
-	root.SetArgs(args)
+	root.SetArgs(joinResumeIDs(root, args))
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)
@@ -164,14 +165,21 @@ func (a *App) defaults() {
 }
 
 func (a *App) rootCommand() *cobra.Command {
+	var ef entryFlags
 	root := &cobra.Command{
-		Use:   "rein",
+		Use:   "rein [flags] [PROMPT]",
 		Short: "rein runs language models safely: the harness decides what runs",
 		Long: `rein is an agent harness for language models. The model proposes; rein
 decides what runs, runs it under limits and hands the results back.
 
 It talks to any OpenAI-compatible server (llama.cpp's llama-server on
-http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
+http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.
+
+` + entryHelp,
+		Args: a.entryArgs(&ef),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.entry(cmd.Context(), &ef, args)
+		},
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
@@ -182,6 +190,7 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%s; see '%s --help'", err, cmd.CommandPath())
 	})
+	ef.register(root.Flags())
 	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.versionCommand(), NewPermissionsCommand(a))
 	root.AddCommand(a.extensionCommands()...)
 	return root

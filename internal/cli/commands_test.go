@@ -219,7 +219,7 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		t.Errorf("exit %d; stderr:\n%s", res.code, res.stderr)
 	}
 	res = e.invoke("/revew\n").run(t, "chat", "-e", "http://127.0.0.1:1")
-	if !strings.Contains(res.stderr, `rein: unknown command /revew; /help lists the commands (did you mean "review"?)`) {
+	if !strings.Contains(res.stderr, `rein: unknown command /revew; /help lists the commands (did you mean /review?)`) {
 		t.Errorf("chat stderr:\n%s", res.stderr)
 	}
 }

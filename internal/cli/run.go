@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/command"
@@ -55,42 +56,57 @@ narrow the tools of the run, never widen them.
 
 Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 4 blocked, 130 interrupted.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case in.inputFormat == inputStreamJSON:
-				if len(args) > 0 || in.command != "" {
-					return usagef("--input-format stream-json reads the messages from stdin: give no PROMPT and no --command")
-				}
-				return nil
-			case in.inputFormat != inputText:
-				return usagef("--input-format must be text or stream-json (got %q)", in.inputFormat)
-			case in.command != "":
-				return nil // the arguments are the command's
-			case len(args) == 1:
-				return nil
-			case len(args) == 0 && flags.session.resuming():
-				return nil // a resumed session may continue without a new message
-			case len(args) == 0:
-				return usagef("missing PROMPT: rein run [flags] PROMPT (use - to read it from stdin)")
-			}
-			return usagef("expected one PROMPT argument, got %d: quote the prompt, e.g. rein run \"what is 2+2\"", len(args))
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return runArgs(&flags, &in, args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case in.command != "":
-				in.args = args
-			case len(args) == 1:
-				in.prompt = args[0]
-			}
-			return a.run(cmd.Context(), &flags, format, in)
+			return a.run(cmd.Context(), &flags, format, in.with(args))
 		},
 	}
 	flags.register(cmd.Flags())
-	cmd.Flags().StringVar(&format, "output-format", formatText, "output format: text, json or stream-json")
-	cmd.Flags().StringVar(&in.inputFormat, "input-format", inputText, "input format: text (the PROMPT) or stream-json (user messages as JSON lines on stdin, one turn each; needs --output-format stream-json)")
-	cmd.Flags().StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
-	cmd.Flags().StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
+	registerRunFlags(cmd.Flags(), &format, &in)
 	return cmd
+}
+
+// registerRunFlags defines the flags of a headless run beyond the common
+// ones: rein run's, which rein -p takes too.
+func registerRunFlags(fs *pflag.FlagSet, format *string, in *runInput) {
+	fs.StringVar(format, "output-format", formatText, "output format: text, json or stream-json")
+	fs.StringVar(&in.inputFormat, "input-format", inputText, "input format: text (the PROMPT) or stream-json (user messages as JSON lines on stdin, one turn each; needs --output-format stream-json)")
+	fs.StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
+	fs.StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
+}
+
+// runArgs checks the positional arguments of a headless run.
+func runArgs(flags *commonFlags, in *runInput, args []string) error {
+	switch {
+	case in.inputFormat == inputStreamJSON:
+		if len(args) > 0 || in.command != "" {
+			return usagef("--input-format stream-json reads the messages from stdin: give no PROMPT and no --command")
+		}
+		return nil
+	case in.inputFormat != inputText:
+		return usagef("--input-format must be text or stream-json (got %q)", in.inputFormat)
+	case in.command != "":
+		return nil // the arguments are the command's
+	case len(args) == 1:
+		return nil
+	case len(args) == 0 && flags.session.resuming():
+		return nil // a resumed session may continue without a new message
+	case len(args) == 0:
+		return usagef("missing PROMPT: rein run [flags] PROMPT (use - to read it from stdin)")
+	}
+	return usagef("expected one PROMPT argument, got %d: quote the prompt, e.g. rein run \"what is 2+2\"", len(args))
+}
+
+// with returns in given the positional arguments: the custom command's
+// arguments, or the prompt.
+func (in runInput) with(args []string) runInput {
+	switch {
+	case in.command != "":
+		in.args = args
+	case len(args) == 1:
+		in.prompt = args[0]
+	}
+	return in
 }
 
 // runInput is what `rein run` was asked to do: a prompt, or a custom
@@ -165,6 +181,9 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		if prompt, err = expandCommand(a.Stderr, cmdDef, command.JoinArgs(in.args)); err != nil {
 			return err
 		}
+	}
+	if err := a.resolvePick(ctx, flags, cfg, wsDir); err != nil {
+		return err
 	}
 	a.serialOutput()
 	ex := newExplainer(cfg.Model)

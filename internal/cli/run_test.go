@@ -414,7 +414,12 @@ func TestUsageErrors(t *testing.T) {
 		{"bad provider", "", []string{"run", "--provider", "gemini", "hi"}, `rein: invalid flag value: --provider must be "openai" or "anthropic" (got "gemini")`},
 		{"empty stdin", "  \n", []string{"run", "-"}, "rein: the prompt on stdin is empty: pipe the task into rein run -"},
 		{"missing workspace", "", []string{"run", "-C", "/nonexistent/rein-ws", "hi"}, "rein: -C /nonexistent/rein-ws: no such directory; pass an existing workspace directory"},
-		{"unknown command", "", []string{"walk"}, `rein: unknown command "walk" for "rein"; see 'rein --help'`},
+		{"mistyped command", "", []string{"sesions"}, `rein: unknown command "sesions"; did you mean "sessions"? (to send "sesions" to the model as the prompt, write rein -- sesions)`},
+		{"prompt without a terminal", "", []string{"walk"}, noTerminalHint},
+		{"bare rein without a terminal", "", nil, noTerminalHint},
+		{"chat flag of headless runs", "", []string{"--output-format", "json", "hi"}, "rein: --output-format is a flag of headless runs: add -p (rein -p --output-format … PROMPT), or use rein run"},
+		{"resume and session", "", []string{"-p", "--session", "s1", "-r", "s2", "hi"}, "rein: --session, --resume and --continue each choose the session to resume; give one"},
+		{"resume and continue", "", []string{"-c", "-r", "hi there"}, "rein: --session, --resume and --continue each choose the session to resume; give one"},
 		{"chat args", "", []string{"chat", "hello"}, `rein: chat takes no arguments (got "hello"); see 'rein chat --help'`},
 	}
 	for _, tt := range tests {

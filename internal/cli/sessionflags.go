@@ -42,21 +42,25 @@ type sessionFlags struct {
 	id   string
 	cont bool
 	fork bool
+	// pick is -r/--resume without an ID: the user picks the session
+	// (see resolvePick) before it is opened.
+	pick bool
 }
 
 func (f *sessionFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.id, "session", "", "resume the stored session ID (or a unique prefix of it); see rein sessions list")
-	fs.BoolVar(&f.cont, "continue", false, "resume the latest session of this workspace")
+	fs.BoolVarP(&f.cont, "continue", "c", false, "resume the latest session of this workspace")
+	f.registerResume(fs)
 	fs.BoolVar(&f.fork, "fork", false, "with --session or --continue: continue a copy, leaving the original as it is")
 }
 
 // validate checks the combinations.
 func (f *sessionFlags) validate() error {
 	switch {
-	case f.id != "" && f.cont:
-		return usagef("--session and --continue both choose the session to resume; give one")
-	case f.fork && f.id == "" && !f.cont:
+	case f.id != "" && f.cont, f.pick && (f.id != "" || f.cont), f.fs != nil && f.fs.Changed("session") && f.fs.Changed("resume"):
+		return usagef("--session, --resume and --continue each choose the session to resume; give one")
+	case f.fork && f.id == "" && !f.cont && !f.pick:
 		return usagef("--fork copies the session chosen by --session ID or --continue; give one of them")
 	case f.fs != nil && f.fs.Changed("session") && strings.TrimSpace(f.id) == "":
 		return usagef("--session needs a session id; rein sessions list shows them")
@@ -65,7 +69,7 @@ func (f *sessionFlags) validate() error {
 }
 
 // resuming reports whether the flags choose an existing session.
-func (f *sessionFlags) resuming() bool { return f.id != "" || f.cont }
+func (f *sessionFlags) resuming() bool { return f.id != "" || f.cont || f.pick }
 
 // sessionRun is the durable record of a run or chat: the conversation to
 // run on, and itself as the agent's Journal and Hook — it forwards to the

@@ -160,6 +160,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = Status(msg)
 	case AskMsg:
 		m.asking = msg.Open
+	case SubmitMsg:
+		m.submit(msg.Text)
 	case ReplayMsg:
 		m.replay(msg)
 	case ApprovalMsg:
