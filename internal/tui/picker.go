@@ -80,8 +80,9 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// View draws the list; once done it draws nothing, so the list does not
-// stay on the screen above what follows.
+// View draws the list on the alternate screen: once the user chose, the
+// terminal is back as it was, with nothing of the list left above what
+// follows.
 func (m *pickModel) View() tea.View {
 	if m.done {
 		return tea.NewView("")
@@ -96,7 +97,9 @@ func (m *pickModel) View() tea.View {
 		}
 	}
 	b.WriteString(m.st.dim.Render("↑/↓ move · Enter resumes · Esc cancels"))
-	return tea.NewView(b.String())
+	v := tea.NewView(b.String())
+	v.AltScreen = true
+	return v
 }
 
 // noColorEnv reports whether env sets NO_COLOR.

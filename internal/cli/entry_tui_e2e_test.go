@@ -1,0 +1,95 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/reinharness/rein/model/modeltest"
+)
+
+// TestTUIBareReinOpensChat: bare rein on a terminal is the chat UI; a
+// message typed goes to the model, a mistyped slash command gets the
+// closest command, and rein "PROMPT" sends PROMPT as the first message.
+func TestTUIBareReinOpensChat(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("Hello from the model.")), sse(textBody("Second answer here.")))
+	e := newEnv(t)
+	tm := e.startTerm(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("hi")
+	tm.key("Enter")
+	tm.waitText("Hello from the model.")
+	tm.typ("/hlep")
+	tm.key("Enter")
+	tm.waitText("did you mean /help?")
+	tm.typ("/mdoel qwen")
+	tm.key("Enter")
+	tm.waitText("did you mean /model?")
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1 (a mistyped command reached the model)", len(reqs))
+	}
+	if diff := cmp.Diff([]string{"hi"}, userMessages(t, reqs[0].Body)); diff != "" {
+		t.Errorf("user messages (-want +got):\n%s", diff)
+	}
+
+	tm = e.startTerm(t, 100, 30, "-e", srv.URL, `'explain this repo'`)
+	s := tm.waitText("Second answer here.")
+	if !strings.Contains(s, "› explain this repo") {
+		t.Errorf("the first prompt is not shown as the user's message:\n%s", s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+	reqs = srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(reqs))
+	}
+	if diff := cmp.Diff([]string{"explain this repo"}, userMessages(t, reqs[1].Body)); diff != "" {
+		t.Errorf("rein PROMPT: user messages (-want +got):\n%s", diff)
+	}
+}
+
+// TestTUIResumePicker: rein -r on a terminal lists this workspace's
+// sessions, newest first; Down and Enter resume the one chosen (the
+// model then sees its messages), Esc leaves without starting anything.
+func TestTUIResumePicker(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("noted")), sse(textBody("noted")), sse(textBody("Resumed answer.")))
+	e := newEnv(t)
+	alpha := e.jsonSession(t, "run", "--output-format", "json", "-e", srv.URL, "alpha task")
+	beta := e.jsonSession(t, "run", "--output-format", "json", "-e", srv.URL, "beta task")
+
+	tm := e.startTerm(t, 120, 30, "-r", "-e", srv.URL)
+	s := tm.waitText("↑/↓ move")
+	ia, ib := strings.Index(s, alpha), strings.Index(s, beta)
+	if ia < 0 || ib < 0 || ib > ia || !strings.Contains(s, "› "+beta) {
+		t.Fatalf("picker does not list beta (selected) above alpha:\n%s", s)
+	}
+	t.Logf("picker:\n%s", s)
+	tm.key("Down")
+	tm.waitText("› " + alpha)
+	tm.key("Enter")
+	t.Logf("resumed:\n%s", tm.waitText("resumed session "+alpha))
+	tm.typ("go on")
+	tm.key("Enter")
+	tm.waitText("Resumed answer.")
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+	reqs := srv.Requests()
+	if diff := cmp.Diff([]string{"alpha task", "go on"}, userMessages(t, reqs[len(reqs)-1].Body)); diff != "" {
+		t.Errorf("picked session: user messages (-want +got):\n%s", diff)
+	}
+
+	tm = e.startTerm(t, 120, 30, "-r", "-e", srv.URL, `'a first prompt'`)
+	tm.waitText("↑/↓ move")
+	tm.key("Escape")
+	s = tm.waitText("REIN-EXITED")
+	if !strings.Contains(s, "no session picked") || !strings.Contains(s, "REIN-EXITED 130") {
+		t.Errorf("Esc in the picker:\n%s", s)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("server saw %d requests, want 3", n)
+	}
+}
