@@ -26,10 +26,7 @@ func Pick(ctx context.Context, in io.Reader, out io.Writer, env []string, title 
 	if len(items) == 0 {
 		return -1, ErrNotPicked
 	}
-	pm := &pickModel{title: termsafe.Line(title), items: make([]string, len(items)), chosen: -1, st: newStyles(noColorEnv(env))}
-	for i, it := range items {
-		pm.items[i] = termsafe.Line(it)
-	}
+	pm := newPickModel(title, items, noColorEnv(env))
 	p := tea.NewProgram(pm, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out),
 		tea.WithEnvironment(env), tea.WithoutSignalHandler())
 	if _, err := p.Run(); err != nil {
@@ -52,6 +49,15 @@ type pickModel struct {
 	chosen int
 	done   bool
 	st     styles
+}
+
+// newPickModel escapes title and items to one line each.
+func newPickModel(title string, items []string, noColor bool) *pickModel {
+	pm := &pickModel{title: termsafe.Line(title), items: make([]string, len(items)), chosen: -1, st: newStyles(noColor)}
+	for i, it := range items {
+		pm.items[i] = termsafe.Line(it)
+	}
+	return pm
 }
 
 func (m *pickModel) Init() tea.Cmd { return nil }
