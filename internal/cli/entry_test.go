@@ -3,6 +3,8 @@ package cli_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/model/modeltest"
 )
 
 // noTerminalHint is what bare rein (or rein PROMPT) says without a
@@ -45,5 +47,31 @@ func TestEntryMistypedCommands(t *testing.T) {
 	res := newEnv(t).run(t, "version")
 	if res.code != 0 || !strings.HasPrefix(res.stdout, "rein ") {
 		t.Errorf("rein version: exit %d stdout %q", res.code, res.stdout)
+	}
+}
+
+// TestChatSlashDidYouMean: a mistyped slash command, alone or with
+// arguments, is refused with the closest command and never reaches the
+// model; a line that merely starts with a path is a message.
+func TestChatSlashDidYouMean(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("it is there")))
+	e := newEnv(t)
+	res := e.invoke("/hlep\n/mdoel qwen\n/Usgae\n/bogus\n/etc/hosts is missing, why?\n").run(t, "chat", "-e", srv.URL)
+	for _, want := range []string{
+		"rein: unknown command /hlep; /help lists the commands (did you mean /help?)",
+		"rein: unknown command /mdoel; /help lists the commands (did you mean /model?)",
+		"rein: unknown command /Usgae; /help lists the commands (did you mean /usage?)",
+		"rein: unknown command /bogus; /help lists the commands\n",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	if got := userMessages(t, reqs[0].Body); len(got) != 1 || got[0] != "/etc/hosts is missing, why?" {
+		t.Errorf("user messages = %q", got)
 	}
 }
