@@ -115,16 +115,17 @@ func mistypedCommand(cmd *cobra.Command, args []string) error {
 	return usagef("unknown command %q; did you mean %q? (to send %q to the model as the prompt, write rein -- %s)", word, best, word, word)
 }
 
-// resumePickValue is the NoOptDefVal of --resume: no ID, pick one.
-// pflag hands it over only when -r has no value, and nobody types NUL.
-const resumePickValue = "\x00pick"
+// resumePickValue is the NoOptDefVal of --resume: no ID, pick one. It
+// is "true", with Type "bool", only so that the help shows "-r, --resume
+// ID" and no "[=…]"; no session id is "true" (ids are s and hex).
+const resumePickValue = "true"
 
 // resumeValue is --resume [ID]: with an ID it is --session ID, without
 // one it asks for the picker.
 type resumeValue struct{ f *sessionFlags }
 
 func (v resumeValue) String() string { return "" }
-func (v resumeValue) Type() string   { return "ID" }
+func (v resumeValue) Type() string   { return "bool" } // see resumePickValue
 func (v resumeValue) Set(s string) error {
 	if s == resumePickValue {
 		v.f.pick = true
