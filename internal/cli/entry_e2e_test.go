@@ -186,3 +186,25 @@ func TestBinaryResumeListBounded(t *testing.T) {
 		t.Errorf("listed sessions (-want +got):\n%s\nstderr:\n%s", diff, res.stderr)
 	}
 }
+
+// TestBinaryResumeListIsSafe: the sessions -r lists (without a terminal,
+// and in the picker) show titles a prompt chose: an environment
+// credential in one is redacted and terminal control sequences are
+// escaped, never written raw.
+func TestBinaryResumeListIsSafe(t *testing.T) {
+	const token = "ghp_R3inT3stT0kenValue0123456789abcdefXY"
+	srv := modeltest.NewServer(t, sse(textBody("ok")), sse(textBody("ok")))
+	e := newEnv(t)
+	e.vars["GITHUB_TOKEN"] = token
+	hostile := "use " + token + " then \x1b]52;c;aGVsbG8=\x07\x1b[2J\x1b[31mred"
+	e.jsonSession(t, "-p", "--output-format", "json", "-e", srv.URL, hostile)
+	res := e.binary(t, "-r")
+	if res.code != 2 || !strings.Contains(res.stderr, "use ") {
+		t.Fatalf("rein -r: exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	for _, raw := range []string{token, "\x1b", "\x07"} {
+		if strings.Contains(res.stderr, raw) {
+			t.Errorf("rein -r listing holds %q raw:\n%q", raw, res.stderr)
+		}
+	}
+}

@@ -82,6 +82,17 @@ func TestTUIResumePicker(t *testing.T) {
 		t.Errorf("picked session: user messages (-want +got):\n%s", diff)
 	}
 
+	for _, args := range [][]string{{"-c"}, {"-r", beta[:10]}, {"chat", "--resume", beta}} {
+		tm = e.startTerm(t, 120, 30, append(args, "-e", srv.URL)...)
+		want := "resumed session " + beta
+		if args[0] == "-c" {
+			want = "resumed session " + alpha // the latest: just continued
+		}
+		tm.waitText(want)
+		tm.key("C-d")
+		tm.waitText("REIN-EXITED 0")
+	}
+
 	tm = e.startTerm(t, 120, 30, "-r", "-e", srv.URL, `'a first prompt'`)
 	tm.waitText("↑/↓ move")
 	tm.key("Escape")

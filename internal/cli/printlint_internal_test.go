@@ -38,6 +38,7 @@ var stdoutTakers = []string{
 	"isTerminal",          // asks, writes nothing
 	"root.SetOut",         // cobra's help and usage: rein's own words
 	"tui.NewProgram",      // the chat UI escapes what it draws (internal/tui)
+	"tui.Pick",            // the session picker escapes its items (TestPickViewEscapes)
 	"newRenderer",         // text mode escapes (render.go), JSON modes use termsafe.JSON
 	"newProgressReporter", // stream-json progress, through termsafe.JSON
 	"srv.ServeStdio",      // mcp serve: JSON-RPC, not a terminal
