@@ -57,8 +57,10 @@ func (f *entryFlags) register(fs *pflag.FlagSet) {
 // a headless run takes rein run's, the chat one PROMPT at most.
 func (a *App) entryArgs(f *entryFlags) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := mistypedCommand(cmd, args); err != nil {
-			return err
+		if f.in.command == "" { // else the words are the custom command's
+			if err := mistypedCommand(cmd, args); err != nil {
+				return err
+			}
 		}
 		if f.print {
 			return runArgs(&f.common, &f.in, args)

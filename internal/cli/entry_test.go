@@ -35,6 +35,7 @@ func TestEntryMistypedCommands(t *testing.T) {
 		{[]string{"sesions please"}, noTerminalHint},
 		{[]string{"refactor"}, noTerminalHint},
 		{[]string{"do"}, noTerminalHint},
+		{[]string{"-p", "--command", "nosuch", "rnu"}, `no custom commands are defined`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, "_"), func(t *testing.T) {
