@@ -208,3 +208,26 @@ func TestBinaryResumeListIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryMistypedCommand: the real binary refuses a mistyped command
+// with the suggestion and exit 2, without a model request; "--" makes
+// the word a prompt.
+func TestBinaryMistypedCommand(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("sessions are stored")))
+	e := newEnv(t)
+	res := e.binary(t, "-e", srv.URL, "sesions")
+	want := `rein: unknown command "sesions"; did you mean "sessions"? (to send "sesions" to the model as the prompt, write rein -- sesions)` + "\n"
+	if res.code != 2 || res.stderr != want {
+		t.Errorf("rein sesions: exit %d stderr %q, want 2 and %q", res.code, res.stderr, want)
+	}
+	res = e.binary(t, "-p", "-e", srv.URL, "--", "sesions")
+	if res.code != 0 || !strings.Contains(res.stdout, "sessions are stored") {
+		t.Errorf("rein -p -- sesions: exit %d stdout %q stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("server saw %d requests, want 1", n)
+	}
+	if got := userMessages(t, srv.Requests()[0].Body); len(got) != 1 || got[0] != "sesions" {
+		t.Errorf("user messages = %q", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // message typed goes to the model, a mistyped slash command gets the
 // closest command, and rein "PROMPT" sends PROMPT as the first message.
 func TestTUIBareReinOpensChat(t *testing.T) {
-	srv := modeltest.NewServer(t, sse(textBody("Hello from the model.")), sse(textBody("Second answer here.")))
+	srv := modeltest.NewServer(t, sse(textBody("Hello from the model.")), sse(textBody("Second answer here.")), sse(textBody("Line mode answer.")))
 	e := newEnv(t)
 	tm := e.startTerm(t, 100, 30, "-e", srv.URL)
 	tm.waitText("session")
@@ -49,6 +49,19 @@ func TestTUIBareReinOpensChat(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"explain this repo"}, userMessages(t, reqs[1].Body)); diff != "" {
 		t.Errorf("rein PROMPT: user messages (-want +got):\n%s", diff)
+	}
+
+	// The line mode on a terminal echoes the first prompt and sends it.
+	tm = e.startTerm(t, 100, 30, "--no-tui", "-e", srv.URL, `'in line mode'`)
+	s = tm.waitText("Line mode answer.")
+	if !strings.Contains(s, "› in line mode") {
+		t.Errorf("line mode: the first prompt is not echoed:\n%s", s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+	reqs = srv.Requests()
+	if diff := cmp.Diff([]string{"in line mode"}, userMessages(t, reqs[len(reqs)-1].Body)); diff != "" {
+		t.Errorf("rein --no-tui PROMPT: user messages (-want +got):\n%s", diff)
 	}
 }
 
