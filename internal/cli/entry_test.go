@@ -35,6 +35,8 @@ func TestEntryMistypedCommands(t *testing.T) {
 		{[]string{"sesions please"}, noTerminalHint},
 		{[]string{"refactor"}, noTerminalHint},
 		{[]string{"do"}, noTerminalHint},
+		{[]string{"hello"}, noTerminalHint},
+		{[]string{"list"}, noTerminalHint},
 		{[]string{"-p", "--command", "nosuch", "rnu"}, `no custom commands are defined`},
 	}
 	for _, tt := range tests {
