@@ -1,7 +1,10 @@
 package cli_test
 
 import (
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,5 +118,31 @@ func TestTUIResumePicker(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 3 {
 		t.Errorf("server saw %d requests, want 3", n)
+	}
+}
+
+// TestTUIPickerTerminated: SIGTERM ends rein while the picker is shown
+// (exit 130, the terminal restored), as it ends a run.
+func TestTUIPickerTerminated(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("noted")))
+	e := newEnv(t)
+	e.jsonSession(t, "run", "--output-format", "json", "-e", srv.URL, "alpha task")
+	tm := e.startTerm(t, 100, 30, "-r", "-e", srv.URL)
+	tm.waitText("↑/↓ move")
+	shell := strings.TrimSpace(tm.run("display-message", "-p", "-t", "rein", "#{pane_pid}"))
+	out, err := exec.Command("pgrep", "-P", shell).Output()
+	if err != nil {
+		t.Fatalf("pgrep -P %s: %v", shell, err)
+	}
+	pid, err := strconv.Atoi(strings.Fields(string(out))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	s := tm.waitText("REIN-EXITED")
+	if !strings.Contains(s, "REIN-EXITED 130") || !strings.Contains(s, "rein: interrupted") {
+		t.Errorf("SIGTERM in the picker:\n%s", s)
 	}
 }

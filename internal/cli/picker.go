@@ -63,8 +63,27 @@ func (a *App) resolvePick(ctx context.Context, flags *commonFlags, cfg *config.C
 	if a.Getenv("NO_COLOR") != "" {
 		env = append(env, "NO_COLOR=1")
 	}
-	i, err := tui.Pick(ctx, a.Stdin, a.Stdout, env, "Resume a session of "+wsDir+":", items)
+	// SIGINT and SIGTERM end the picker as they end a run; in raw mode
+	// Ctrl-C arrives as a key, which Pick handles itself.
+	pickCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var sig os.Signal
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case sig = <-a.Interrupts:
+			stop()
+		case <-pickCtx.Done():
+		}
+	}()
+	i, err := tui.Pick(pickCtx, a.Stdin, a.Stdout, env, "Resume a session of "+wsDir+":", items)
+	stop()
+	<-done
 	switch {
+	case sig != nil || (err != nil && ctx.Err() != nil):
+		fmt.Fprintln(a.Stderr, "rein: interrupted")
+		return &exitError{code: ExitInterrupted}
 	case errors.Is(err, tui.ErrNotPicked):
 		fmt.Fprintln(a.Stderr, "rein: no session picked (rein -c continues the latest, rein -r ID a given one)")
 		return &exitError{code: ExitInterrupted}
