@@ -169,7 +169,11 @@ func mcpConfiner(ws *workspace.Workspace) func(mcp.ServerConfig) (mcp.Confinemen
 			// A server of your own that lives in a hidden directory (a
 			// skill under rein's config directory) sees that directory;
 			// a workspace's server never un-hides anything.
-			pol.Hidden = unhide(pol.Hidden, dir, programPath(sc.Command, dir))
+			prog := programPath(sc.Command, dir)
+			pol.Hidden = unhide(pol.Hidden, dir, prog)
+			// One that lives under /tmp (a checkout there) sees its own
+			// tree: the sandbox's /tmp is otherwise empty.
+			pol.Visible = tmpRoots(canonicalDir(ws.Dir()), append([]string{prog}, sc.Args...))
 		}
 		env, err := ws.SandboxEnv(nil, false)
 		if err != nil {
@@ -223,6 +227,34 @@ func unhide(hidden []string, paths ...string) []string {
 		}
 	}
 	return out
+}
+
+// tmpRoots returns, for every absolute path of paths under /tmp that
+// exists (symlinks followed) outside the workspace ws, the directory right
+// below /tmp holding it — unless that directory holds the workspace, whose
+// neighbours (a test's home) stay out of sight.
+func tmpRoots(ws string, paths []string) []string {
+	var roots []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) || inDir(p, ws) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		for _, q := range []string{p, real} {
+			rest, ok := strings.CutPrefix(q, "/tmp/")
+			if !ok || rest == "" {
+				continue
+			}
+			root := "/tmp/" + strings.SplitN(rest, "/", 2)[0]
+			if !inDir(ws, root) && !slices.Contains(roots, root) {
+				roots = append(roots, root)
+			}
+		}
+	}
+	return roots
 }
 
 // programPath resolves a server's command as it will start in dir

@@ -85,10 +85,13 @@ func baseArgs(network bool) []string {
 
 // bwrapArgs builds bubblewrap's command line up to (not including) the
 // program. Later mounts go over earlier ones, so the order is: skeleton,
-// writable directories, pinned ancestors of protected paths, protected
+// directories made visible again, writable directories, pinned ancestors of protected paths, protected
 // paths, hidden paths.
 func bwrapArgs(p Policy, writable []string) (args, watch []string) {
 	args = baseArgs(p.Network)
+	for _, v := range p.Visible {
+		args = append(args, "--ro-bind-try", v, v)
+	}
 	for _, w := range writable {
 		// Missing entries are skipped, as Landlock skips them.
 		args = append(args, "--bind-try", w, w)
@@ -102,7 +105,7 @@ func bwrapArgs(p Policy, writable []string) (args, watch []string) {
 			args = append(args, "--ro-bind-try", m.path, m.path)
 		}
 	}
-	masks := hiddenMounts(p.Hidden, writable)
+	masks := hiddenMountsVisible(p.Hidden, writable, p.Visible)
 	if !p.Network {
 		// Without the network, a Unix socket of a host daemon (a database,
 		// D-Bus, containerd) is the way out that remains: mask them.

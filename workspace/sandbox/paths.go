@@ -161,6 +161,14 @@ func Sweep(watch []string) []string {
 // inside another hidden directory and entries under /tmp outside the
 // writable directories (the sandbox's /tmp is empty anyway) are skipped.
 func hiddenMounts(hidden, writable []string) []mount {
+	return hiddenMountsVisible(hidden, writable, nil)
+}
+
+// hiddenMountsVisible is hiddenMounts where the directories of visible
+// are bound back into the empty /tmp: hidden entries inside them are
+// masked like those inside writable ones.
+func hiddenMountsVisible(hidden, writable, visible []string) []mount {
+	shown := append(slices.Clip(writable), visible...)
 	var out []mount
 	var dirs []string
 	cands := make([]string, 0, len(hidden))
@@ -180,7 +188,7 @@ func hiddenMounts(hidden, writable []string) []mount {
 		if slices.ContainsFunc(dirs, func(d string) bool { return within(h, d) }) {
 			continue
 		}
-		if within(h, "/tmp") && h != "/tmp" && !slices.ContainsFunc(writable, func(w string) bool { return within(h, w) }) {
+		if within(h, "/tmp") && h != "/tmp" && !slices.ContainsFunc(shown, func(w string) bool { return within(h, w) }) {
 			continue
 		}
 		fi, err := os.Stat(h)

@@ -105,6 +105,11 @@ type Policy struct {
 	// directory or one of its ancestors, are skipped. Only the namespace
 	// layer enforces this.
 	Hidden []string
+	// Visible lists directories the namespace layer's skeleton would hide
+	// (its /tmp is empty) that are bound back read-only: the program and
+	// files of a user's own MCP server living under /tmp. Writable
+	// directories go over them. Missing entries are skipped.
+	Visible []string
 	// Dir is the command's working directory ("" for the caller's). It
 	// must be visible inside the sandbox (inside a writable directory).
 	Dir string
