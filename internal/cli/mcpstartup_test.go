@@ -170,7 +170,11 @@ func TestLateServerJoinsNextModelCall(t *testing.T) {
 	bin := reinBinary(t)
 	e := newEnv(t)
 	e.writeUserConfig(t, fmt.Sprintf("[model]\ncontext_window = 32768\n\n[mcp]\nstartup_grace = \"200ms\"\n\n"+
-		"[mcp_servers.late]\ncommand = \"sh\"\nargs = [\"-c\", %q]\nstartup_timeout = \"20s\"\n",
+		// The rein binary lives in the test's build directory under /tmp,
+		// which the sandbox's empty /tmp hides: run the server as the
+		// user's own, outside the sandbox (its files are outside the
+		// workspace).
+		"[mcp_servers.late]\ncommand = \"sh\"\nargs = [\"-c\", %q]\nstartup_timeout = \"20s\"\nsandbox = false\n",
 		"sleep 1; exec "+bin+" mcp serve --tools read_file"))
 	// The first answer is held back until the server is surely up.
 	m := newFirstRequestModel(t, 3*time.Second, toolBody("c1", "read_file", `{"path":"missing.txt"}`), textBody("done"))
