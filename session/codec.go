@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/model"
@@ -56,15 +57,23 @@ func callID(ev agent.Event) string {
 // decoded with the json/v2 engine (about twice as fast as encoding/json
 // here, which is most of a resume's time); they were written by
 // encoding/json from the same tags, and v2 honours json.RawMessage's
-// methods, so both read the same.
+// methods, so both read the same — except where the two engines' defaults
+// differ on what the payload holds: a time.Duration (VerifyInfo's
+// duration_ns) is written by encoding/json as integer nanoseconds, which
+// v2 refuses by default, so decodeOptions restores v1's reading of it.
 func decodeEvent(id string, payload []byte) (agent.Event, error) {
 	var ev agent.Event
-	if err := jsonv2.Unmarshal(payload, &ev); err != nil {
+	if err := jsonv2.Unmarshal(payload, &ev, decodeOptions); err != nil {
 		return agent.Event{}, err
 	}
 	ev.RunID = id
 	return ev, nil
 }
+
+// decodeOptions make json/v2 read what encoding/json wrote: durations
+// as integer nanoseconds. TestEveryEventTypeRoundTrips checks every
+// field of every event type against it.
+var decodeOptions = jsonv1.FormatDurationAsNano(true)
 
 // stateEvent is the part of an event Load needs: the conversation, the
 // state of its tool calls, its summaries and its plan. Decoding only these fields skips the rest
@@ -83,7 +92,7 @@ type stateEvent struct {
 // decodeState decodes the fields of a stored payload that Load uses.
 func decodeState(payload []byte) (agent.Event, error) {
 	var se stateEvent
-	if err := jsonv2.Unmarshal(payload, &se); err != nil {
+	if err := jsonv2.Unmarshal(payload, &se, decodeOptions); err != nil {
 		return agent.Event{}, err
 	}
 	return agent.Event{Type: se.Type, Message: se.Message, ToolCall: se.ToolCall, Decision: se.Decision, ToolResult: se.ToolResult, Compaction: se.Compaction, Plan: se.Plan, AgentPath: se.AgentPath}, nil
