@@ -126,6 +126,37 @@ func (m Message) Text() string {
 	return b.String()
 }
 
+// JoinedText joins the message's text parts (not reasoning) with a blank
+// line. The text parts of a user message are separate texts — the user's
+// prompt, context a hook added, a compaction marker or summary — that
+// must not run into each other where a wire or a screen has room for one
+// string; an assistant's parts are what the model streamed, for which
+// Text is exact.
+func (m Message) JoinedText() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Kind != PartText {
+			continue
+		}
+		if b.Len() > 0 && p.Text != "" {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// FirstText returns the message's first non-empty text part: a user
+// message's own words before any text the harness appended.
+func (m Message) FirstText() string {
+	for _, p := range m.Parts {
+		if p.Kind == PartText && p.Text != "" {
+			return p.Text
+		}
+	}
+	return ""
+}
+
 // ToolCalls returns the message's tool calls in order.
 func (m Message) ToolCalls() []ToolCall {
 	var calls []ToolCall

@@ -125,10 +125,12 @@ func isBarrier(t agent.EventType) bool {
 	return false
 }
 
-// userText returns the text of a user message event, for the title.
+// userText returns the text of a user message event, for the title: its
+// first text part, the user's prompt, without the context hooks appended
+// as further parts.
 func userText(ev agent.Event) string {
 	if ev.Type != agent.EventMessage || ev.Message == nil || ev.Message.Role != model.RoleUser {
 		return ""
 	}
-	return ev.Message.Text()
+	return ev.Message.FirstText()
 }

@@ -189,7 +189,8 @@ func (s *chatSession) lastExchanges(msgs []model.Message, n int) []tui.Exchange 
 	for _, m := range msgs {
 		switch m.Role {
 		case model.RoleUser:
-			if t := strings.TrimSpace(m.Text()); t != "" {
+			// The user's own words: not the context hooks appended.
+			if t := strings.TrimSpace(m.FirstText()); t != "" {
 				out = append(out, tui.Exchange{User: s.ex.scrub(clipRunes(t, replayAnswer))})
 			}
 		case model.RoleAssistant:

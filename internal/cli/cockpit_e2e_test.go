@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinharness/rein/model/modeltest"
 )
@@ -62,5 +65,54 @@ func TestBinaryVerifiedSessionShowsAndReplays(t *testing.T) {
 	code, out, errOut = e.startDone(t, 60*time.Second, "replay", "--state-dir", stateDir, id)
 	if code != 0 || strings.Contains(out+errOut, "does not decode") {
 		t.Errorf("replay: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+}
+
+// userContents returns the content of every user message of a Chat
+// Completions request body.
+func userContents(t *testing.T, body []byte) []string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request body is not a chat request: %v\n%s", err, body)
+	}
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// TestBinaryHookContextIsItsOwnParagraph: a UserPromptSubmit hook's
+// context reaches the model a blank line after the user's prompt, not
+// glued onto its last word ("try thingsContext from a hook…"), and the
+// session's title is the prompt alone.
+func TestBinaryHookContextIsItsOwnParagraph(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n"+hookTable("UserPromptSubmit", "", "echo 'the release branch is release-42'", 10))
+	stateDir := filepath.Join(e.home, "state")
+	srv := modeltest.NewServer(t, sse(textBody("ok")))
+	code, out, errOut := e.startDone(t, 60*time.Second, "run", "--state-dir", stateDir, "-e", srv.URL, "try things")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model got %d requests, want 1", len(reqs))
+	}
+	want := []string{"try things\n\nContext from a hook (UserPromptSubmit):\nthe release branch is release-42"}
+	if diff := cmp.Diff(want, userContents(t, reqs[0].Body)); diff != "" {
+		t.Errorf("user messages sent (-want +got):\n%s", diff)
+	}
+	_, list, _ := e.startDone(t, 30*time.Second, "sessions", "list", "--state-dir", stateDir)
+	if !strings.Contains(list, "try things") || strings.Contains(list, "Context from a hook") {
+		t.Errorf("sessions list: want the title %q alone:\n%s", "try things", list)
 	}
 }

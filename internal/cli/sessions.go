@@ -241,7 +241,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 		}
 		switch ev.Message.Role {
 		case model.RoleUser:
-			fmt.Fprintf(w, "\n> %s\n", indent(redact.String(ev.Message.Text())))
+			fmt.Fprintf(w, "\n> %s\n", indent(redact.String(ev.Message.JoinedText())))
 		case model.RoleAssistant:
 			if t := redact.String(ev.Message.Text()); t != "" {
 				fmt.Fprintf(w, "\n%s\n", t)

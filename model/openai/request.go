@@ -198,7 +198,7 @@ func encodeMessages(req *model.Request) ([]wireMessage, error) {
 		var err error
 		switch m.Role {
 		case model.RoleSystem:
-			msgs = append(msgs, textMessage("system", m.Text()))
+			msgs = append(msgs, textMessage("system", m.JoinedText()))
 		case model.RoleUser, model.RoleTool:
 			msgs, err = appendUserOrTool(msgs, m)
 		case model.RoleAssistant:
@@ -245,7 +245,9 @@ func textMessage(role, text string) wireMessage {
 
 // appendUserOrTool encodes a user or tool message: its tool results become
 // "tool" messages, and any text a user message carries follows them as a
-// "user" message (the API requires results directly after the call).
+// "user" message (the API requires results directly after the call). Its
+// text parts are joined with a blank line, so that a hook's context or a
+// compaction marker does not run into the user's words.
 func appendUserOrTool(msgs []wireMessage, m model.Message) ([]wireMessage, error) {
 	hasText := false
 	for _, p := range m.Parts {
@@ -263,7 +265,7 @@ func appendUserOrTool(msgs []wireMessage, m model.Message) ([]wireMessage, error
 		}
 	}
 	if m.Role == model.RoleUser && (hasText || len(m.ToolResultParts()) == 0) {
-		msgs = append(msgs, textMessage("user", m.Text()))
+		msgs = append(msgs, textMessage("user", m.JoinedText()))
 	} else if m.Role == model.RoleTool && hasText {
 		return nil, fmt.Errorf("a tool message carries text outside a tool result")
 	}

@@ -37,7 +37,7 @@ func TestRequestEncoding(t *testing.T) {
 		System: "be brief",
 		Messages: []model.Message{
 			model.SystemText("history note"),
-			{Role: model.RoleUser, Parts: []model.Part{model.TextPart("part one, "), model.TextPart("part two")}},
+			{Role: model.RoleUser, Parts: []model.Part{model.TextPart("part one"), model.TextPart("part two")}},
 			{Role: model.RoleAssistant, Parts: []model.Part{
 				model.ReasoningPart("think ", ""), model.ReasoningPart("more", "sig"),
 				model.TextPart("calling"),
@@ -69,7 +69,7 @@ func TestRequestEncoding(t *testing.T) {
 		"messages": [
 			{"role":"system","content":"be brief"},
 			{"role":"system","content":"history note"},
-			{"role":"user","content":"part one, part two"},
+			{"role":"user","content":"part one\n\npart two"},
 			{"role":"assistant","content":"calling","reasoning_content":"think more","tool_calls":[
 				{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}},
 				{"id":"c2","type":"function","function":{"name":"list","arguments":"{}"}}]},
