@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -27,10 +28,16 @@ type encoded struct {
 func encodeEvent(memo *redact.Memo, ev agent.Event) (encoded, error) {
 	ev = memo.Event(ev)
 	ev.RunID = ""
-	payload, err := json.Marshal(ev)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Unescaped, a tool call's arguments are stored as the model sent
+	// them ("2>&1", not "2\u003e\u00261"), and a resumed conversation
+	// sends the same bytes back.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
 		return encoded{}, fmt.Errorf("encoding a %s event: %w", ev.Type, err)
 	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	return encoded{
 		typ:     string(ev.Type),
 		time:    ev.Time.UnixNano(),

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinharness/rein/model/modeltest"
+	"github.com/reinharness/rein/session"
 )
 
 // The cockpit's defects (issue 21), each through the real binary.
@@ -115,4 +117,51 @@ func TestBinaryHookContextIsItsOwnParagraph(t *testing.T) {
 	if !strings.Contains(list, "try things") || strings.Contains(list, "Context from a hook") {
 		t.Errorf("sessions list: want the title %q alone:\n%s", "try things", list)
 	}
+}
+
+// TestBinarySessionsShowUnescapedJSON: `rein sessions show` prints a tool
+// call's arguments as the model wrote them ("a > b && c", not
+// "a \u003e b \u0026\u0026 c") — from a session recorded now and from the
+// same session as an older rein recorded it, HTML-escaped by json.Marshal
+// (json.RawMessage keeps the escapes through decoding) — in text and in
+// --json, while characters a terminal obeys stay escaped in both.
+func TestBinarySessionsShowUnescapedJSON(t *testing.T) {
+	e := newEnv(t)
+	stateDir := filepath.Join(e.home, "state")
+	const content = "a > b && c <d>\u009b31m\u202eZ"
+	args, _ := json.Marshal(map[string]string{"path": "notes.txt", "content": content})
+	srv := modeltest.NewServer(t, sse(toolBody("w1", "write_file", string(args))), sse(textBody("Wrote x > y.")))
+	if code, out, errOut := e.startDone(t, 60*time.Second, "run", "--state-dir", stateDir, "-e", srv.URL, "write it"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	id := e.sessionIDOf(t, stateDir)
+	check := func(when string) {
+		t.Helper()
+		for _, mode := range [][]string{{"sessions", "show"}, {"sessions", "show", "--json"}} {
+			args := append(append([]string{}, mode...), "--state-dir", stateDir, id)
+			code, out, errOut := e.startDone(t, 30*time.Second, args...)
+			if code != 0 {
+				t.Fatalf("%s: %v: exit %d\n%s%s", when, args, code, out, errOut)
+			}
+			if !strings.Contains(out, "a > b && c <d>") || strings.Contains(out, `\u003e`) || strings.Contains(out, `\u0026`) {
+				t.Errorf("%s: %v: want the arguments unescaped:\n%s", when, args, out)
+			}
+			if strings.ContainsAny(out, "\u009b\u202e") {
+				t.Errorf("%s: %v: a character the terminal obeys is printed raw:\n%q", when, args, out)
+			}
+		}
+	}
+	check("recorded now")
+
+	db, err := sql.Open("sqlite", filepath.Join(stateDir, session.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Exec(`UPDATE events SET payload = CAST(replace(replace(replace(CAST(payload AS TEXT), '>', '\u003e'), '<', '\u003c'), '&', '\u0026') AS BLOB) WHERE type = 'tool.call'`)
+	if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("escaping the recorded call as an older rein did: %d rows, %v", n, err)
+	}
+	db.Close()
+	check("recorded escaped")
 }

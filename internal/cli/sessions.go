@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/agent"
@@ -195,12 +197,24 @@ func (c *sessionsCmd) showCommand() *cobra.Command {
 }
 
 func (c *sessionsCmd) showJSON(ctx context.Context, store session.Store, id string) error {
-	enc := json.NewEncoder(termsafe.NewJSONWriter(c.app.Stdout))
+	w := termsafe.NewJSONWriter(c.app.Stdout)
 	for r, err := range store.Events(ctx, id) {
 		if err != nil {
 			return c.failed(err)
 		}
-		if err := enc.Encode(r.Event); err != nil {
+		line, err := json.Marshal(r.Event)
+		if err != nil {
+			return err
+		}
+		// The shortest string encoding: "2>&1", not "2\u003e\u00261",
+		// also in arguments an older rein stored HTML-escaped (a
+		// json.RawMessage keeps its escapes). The JSONWriter then escapes
+		// what a terminal obeys.
+		v := jsontext.Value(line)
+		if err := v.Format(); err != nil {
+			return err
+		}
+		if _, err := w.Write(append(v, '\n')); err != nil {
 			return err
 		}
 	}
@@ -249,7 +263,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 		}
 	case agent.EventToolCall:
 		if c := ev.ToolCall; c != nil {
-			fmt.Fprintf(w, "  → %s %s\n", termsafe.Line(c.Name), termsafe.Line(clipRunes(string(c.Args), maxToolLine)))
+			fmt.Fprintf(w, "  → %s %s\n", termsafe.Line(c.Name), termsafe.Line(clipRunes(argsText(c.Args), maxToolLine)))
 		}
 	case agent.EventToolDecision:
 		if d := ev.Decision; d != nil && d.Action != "allow" {
@@ -331,12 +345,26 @@ func exactlyOneID(name string) cobra.PositionalArgs {
 // writeJSONLines writes each value as one line of JSON.
 func writeJSONLines[T any](w io.Writer, vs []T) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	for _, v := range vs {
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// argsText is a tool call's arguments as the model would have written
+// them: sessions recorded by an older rein hold them HTML-escaped
+// ("2\u003e\u00261" for "2>&1"), which reformatting to the shortest
+// string encoding undoes, keeping the order of the keys. Arguments that
+// do not parse are shown as they are.
+func argsText(args json.RawMessage) string {
+	v := jsontext.Value(bytes.Clone(args))
+	if err := v.Format(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
+		return string(args)
+	}
+	return string(v)
 }
 
 // clipRunes shortens s to n runes, marking the cut, and redacts it: a
