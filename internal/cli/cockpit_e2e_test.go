@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +165,91 @@ func TestBinarySessionsShowUnescapedJSON(t *testing.T) {
 	}
 	db.Close()
 	check("recorded escaped")
+}
+
+// markColor is the foreground color (SGR code) of the mark of the
+// result line of the command cmd ("● run_command cmd (…)") in a tmux
+// capture with escapes, "" when there is no such line or color.
+func markColor(colored, cmd string) string {
+	sgr := regexp.MustCompile(`\x1b\[([0-9;]*)m`)
+	for _, line := range strings.Split(colored, "\n") {
+		if !strings.HasPrefix(sgr.ReplaceAllString(line, ""), "● run_command "+cmd+" (") {
+			continue
+		}
+		color := ""
+		for _, m := range sgr.FindAllStringSubmatch(line[:strings.Index(line, "●")], -1) {
+			for _, p := range strings.Split(m[1], ";") {
+				if n, err := strconv.Atoi(p); err == nil && (30 <= n && n <= 37 || 90 <= n && n <= 97) {
+					color = p
+				}
+			}
+		}
+		return color
+	}
+	return ""
+}
+
+// TestTUIFailedCommandAndDenialsShownOnce: in chat, a command that exits
+// non-zero gets the red mark a success does not, and a denial — a hard
+// one and one the user gave in the dialog with a reason — is one line,
+// not the dialog's answer, the decision and the result each repeating it.
+func TestTUIFailedCommandAndDenialsShownOnce(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "run_command", `{"command":"git push --force origin main"}`)),
+		sse(toolBody("c2", "run_command", `{"command":"false"}`)),
+		sse(toolBody("c3", "run_command", `{"command":"true"}`)),
+		sse(toolBody("c4", "run_command", `{"command":"curl http://example.com"}`)),
+		sse(textBody("All done.")),
+	)
+	e := newEnv(t)
+	tm := e.startTUI(t, 120, 40, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("go")
+	tm.key("Enter")
+	tm.waitArmed()
+	tm.typ("n")
+	tm.typ("not now please")
+	tm.key("Enter")
+	s := tm.waitText("All done.")
+	t.Logf("screen:\n%s", s)
+	for what, n := range map[string]int{"never allowed": 1, "not now please": 1, "denied by the user": 1} {
+		if got := strings.Count(s, what); got != n {
+			t.Errorf("%q is on the screen %d times, want %d", what, got, n)
+		}
+	}
+	if !strings.Contains(s, "✗ run_command curl http://example.com denied by the user: not now please") {
+		t.Errorf("the user's denial does not name the command and the reason on one line")
+	}
+	colored := tm.screen(true)
+	if got := markColor(colored, "false"); got != "91" {
+		t.Errorf("the failed command's mark has color %q, want red (91):\n%q", got, colored)
+	}
+	if got := markColor(colored, "true"); got != "92" {
+		t.Errorf("the successful command's mark has color %q, want green (92):\n%q", got, colored)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}
+
+// TestTermTextModeDenialOnce: `rein run` in a terminal, the user denies a
+// command with a reason: one line says so, naming the tool once
+// ("run_command denied: run_command was denied by the user: …" before).
+func TestTermTextModeDenialOnce(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "run_command", `{"command":"curl http://example.com"}`)),
+		sse(textBody("All done.")),
+	)
+	e := newEnv(t)
+	tm := e.startTerm(t, 120, 30, "run", "-e", srv.URL, "go")
+	tm.waitText("[n]o:")
+	time.Sleep(time.Second) // keys typed within policy.DefaultSettle are ignored
+	tm.typ("n")
+	tm.key("Enter")
+	tm.waitText("Reason for the model")
+	tm.typ("not now please")
+	tm.key("Enter")
+	s := tm.waitText("REIN-EXITED")
+	if !strings.Contains(s, "\n✗ run_command denied by the user: not now please\n") || strings.Count(s, "denied") != 1 {
+		t.Errorf("want the denial once, on one line:\n%s", s)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/telemetry/redact"
 )
 
@@ -121,11 +122,20 @@ func (r *textRenderer) decision(d *agent.Decision) {
 		r.denied = map[string]bool{}
 	}
 	r.denied[d.CallID] = true
-	// The policy's reasons start with the tool's name ("run_command is
-	// denied: …"); the line already names it.
-	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
 	r.endLine()
-	fmt.Fprintf(r.err, "✗ %s denied: %s\n", termsafe.Line(d.Tool), termsafe.Text(compactLineMax(r.ex.scrub(why), maxDenialLine)))
+	fmt.Fprintf(r.err, "✗ %s\n", denialLine(r.ex, d))
+}
+
+// denialLine is "run_command denied: <why>" or "run_command denied by
+// the user: <reason>": the policy's and the approver's reasons start with
+// the tool's name, which the line already gives.
+func denialLine(ex *explainer, d *agent.Decision) string {
+	verdict, why := tui.DenialText(d.Tool, d.Reason)
+	line := termsafe.Line(d.Tool) + " " + verdict
+	if why != "" {
+		line += ": " + termsafe.Text(compactLineMax(ex.scrub(why), maxDenialLine))
+	}
+	return line
 }
 
 // endLine ends a partial line of assistant text, so tool lines and the

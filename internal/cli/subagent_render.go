@@ -28,8 +28,7 @@ func (r *textRenderer) childEvent(ev agent.Event) {
 		fmt.Fprintf(r.err, "%s→ %s %s\n", pad, termsafe.Line(ev.ToolCall.Name), termsafe.Text(compactLine(r.ex.scrub(compactJSON(ev.ToolCall.Args)))))
 	case agent.EventToolDecision:
 		if d := ev.Decision; d != nil && d.Action == "deny" && d.By != "harness" {
-			why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
-			fmt.Fprintf(r.err, "%s✗ %s denied: %s\n", pad, termsafe.Line(d.Tool), termsafe.Text(compactLineMax(r.ex.scrub(why), maxDenialLine)))
+			fmt.Fprintf(r.err, "%s✗ %s\n", pad, denialLine(r.ex, d))
 		}
 	case agent.EventToolResult:
 		if ev.ToolResult == nil {

@@ -135,7 +135,9 @@ func overwritten(text string) string {
 	return strings.Join(lines, "\n")
 }
 
-// decision shows a denial; the call line shows allowed calls.
+// decision shows a denial, once: the dialog's own answer line is left
+// out for a denial and the call's result (which repeats the reason) is
+// not shown; the call line shows allowed calls.
 func (m *Model) decision(d *agent.Decision) {
 	if d == nil {
 		return
@@ -151,8 +153,48 @@ func (m *Model) decision(d *agent.Decision) {
 	if d.Action != "deny" || d.By == "harness" {
 		return
 	}
-	why := strings.TrimPrefix(d.Reason, d.Tool+" is denied: ")
-	m.print(m.st.bad.Render("✗ "+termsafe.Line(d.Tool)+" denied") + ": " + termsafe.Line(clipRunes(why, 400)))
+	head := "✗ " + termsafe.Line(d.Tool)
+	for _, c := range m.calls {
+		if c.id == d.CallID {
+			c.denied = true
+			if c.detail != "" {
+				head += " " + c.detail
+			}
+		}
+	}
+	verdict, why := DenialText(d.Tool, d.Reason)
+	line := m.st.bad.Render(head + " " + verdict)
+	if why != "" {
+		line += ": " + termsafe.Line(clipRunes(why, 400))
+	}
+	m.print(line)
+}
+
+// DenialText splits a denial's reason into the verdict and the why, so
+// that a line naming the tool does not name it twice: "run_command is
+// denied: rm -rf is never allowed" is ("denied", "rm -rf is never
+// allowed"), "run_command was denied by the user: use make" is ("denied
+// by the user", "use make").
+func DenialText(tool, reason string) (verdict, why string) {
+	if rest, ok := strings.CutPrefix(reason, tool+" was denied by the user"); ok {
+		return "denied by the user", strings.TrimPrefix(rest, ": ")
+	}
+	return "denied", strings.TrimPrefix(reason, tool+" is denied: ")
+}
+
+// exitCode is the exit status in run_command's structured result, 0 when
+// there is none.
+func exitCode(name string, structured []byte) int {
+	if name != "run_command" || len(structured) == 0 {
+		return 0
+	}
+	var out struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if json.Unmarshal(structured, &out) != nil {
+		return 0
+	}
+	return out.ExitCode
 }
 
 // result ends a call: one summary line (with the start of its output for
@@ -175,8 +217,11 @@ func (m *Model) result(ev agent.Event, diff string) {
 	}
 	content := termsafe.Escape(strings.TrimRight(r.Content, "\n"))
 	m.lastResult = content
+	if call != nil && call.denied {
+		return // the denial's line said it
+	}
 	mark := m.st.ok.Render("●")
-	if r.IsError {
+	if r.IsError || exitCode(r.Name, ev.ToolStructured) != 0 {
 		mark = m.st.bad.Render("●")
 	}
 	head := mark + " " + m.st.bold.Render(name)

@@ -164,21 +164,17 @@ func (m *Model) clampTop() {
 }
 
 // answer replies and closes the dialog, leaving a line in the
-// scrollback that says what was decided.
+// scrollback that says what was allowed; a denial's line is the
+// decision's (Model.decision), which carries the reason as recorded.
 func (m *Model) answer(c Choice, reason string) {
 	a := m.approval
 	m.approval = nil
 	a.reply <- ApprovalReply{ID: a.req.ID, Choice: c, Reason: reason}
-	what := map[Choice]string{ChoiceOnce: "allowed once", ChoiceSession: "allowed for this session", ChoiceAlways: "allowed always for this project", ChoiceDeny: "denied"}[c]
-	line := termsafe.Line(a.req.Tool) + " " + what
-	if reason != "" {
-		line += ": " + termsafe.Line(reason)
-	}
-	style := m.st.ok
 	if c == ChoiceDeny {
-		style = m.st.bad
+		return // the denial's line follows, with the reason
 	}
-	m.print(style.Render("  " + line))
+	what := map[Choice]string{ChoiceOnce: "allowed once", ChoiceSession: "allowed for this session", ChoiceAlways: "allowed always for this project"}[c]
+	m.print(m.st.ok.Render("  " + termsafe.Line(a.req.Tool) + " " + what))
 }
 
 // dialogWidth is the width of the dialog's text: the window less the

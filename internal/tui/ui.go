@@ -91,6 +91,9 @@ type runningCall struct {
 	// tail is the end of the output reported so far (ToolOutputMsg),
 	// escaped, at most maxCallTailBytes.
 	tail string
+	// denied is set when the call's denial was shown: its result, which
+	// repeats the reason, is not.
+	denied bool
 }
 
 // doubleCtrlC is how soon a second Ctrl-C at an empty prompt must follow

@@ -169,6 +169,7 @@ func TestScreenWriteApprovalDiff(t *testing.T) {
 	if got := <-reply; got != (ApprovalReply{ID: 1, Choice: ChoiceDeny, Reason: "use edit"}) {
 		t.Fatalf("reply %+v", got)
 	}
+	s.ev(agent.Event{Type: agent.EventToolDecision, Decision: &agent.Decision{CallID: "w0", Tool: "write_file", Action: "deny", Reason: "write_file was denied by the user: use edit", By: "approver"}})
 	s.ev(agent.Event{Type: agent.EventToolResult, ToolResult: &model.ToolResult{CallID: "w", Name: "edit_file", Content: "edited main.go"}})
 	s.send(EventMsg{Event: agent.Event{Type: agent.EventToolResult, ToolResult: &model.ToolResult{CallID: "w2", Name: "edit_file", Content: "edited main.go"}}, Diff: diff})
 	s.golden("diff_result")
