@@ -253,3 +253,27 @@ func TestTermTextModeDenialOnce(t *testing.T) {
 		t.Errorf("want the denial once, on one line:\n%s", s)
 	}
 }
+
+// TestTUIAnswerKeepsLineBreaks: a three-line haiku is shown as three
+// lines in chat, not joined into one.
+func TestTUIAnswerKeepsLineBreaks(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("An old silent pond\n", "A frog jumps into the pond\n", "Splash! Silence again.")))
+	e := newEnv(t)
+	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("a haiku please")
+	tm.key("Enter")
+	s := tm.waitText("Silence again.")
+	var got []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); strings.Contains(l, "pond") || strings.Contains(l, "Silence") {
+			got = append(got, l)
+		}
+	}
+	want := []string{"An old silent pond", "A frog jumps into the pond", "Splash! Silence again."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the haiku's lines (-want +got):\n%s\nscreen:\n%s", diff, s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}

@@ -184,7 +184,10 @@ type mdRenderer struct {
 func newMDRenderer(width int, noColor bool) *mdRenderer {
 	wrap := max(width-4, minWrap)
 	r := &mdRenderer{width: width, noColor: noColor}
-	tr, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(wrap))
+	// Preserved newlines: a line break inside a paragraph is kept, as a
+	// model means it (a poem, an address, a list written without
+	// markers), instead of joined into one line; long lines still wrap.
+	tr, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(wrap), glamour.WithPreservedNewLines())
 	if err == nil {
 		r.tr = tr
 	}

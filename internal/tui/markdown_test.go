@@ -117,3 +117,43 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestMarkdownKeepsLineBreaks: a line break inside a paragraph is kept
+// (a haiku stays three lines), while long lines still wrap at the width
+// and markup inside the lines is still rendered.
+func TestMarkdownKeepsLineBreaks(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string
+	}{
+		{"haiku", "An old silent pond\nA frog jumps into the pond\nSplash! Silence again.\n",
+			[]string{"An old silent pond", "A frog jumps into the pond", "Splash! Silence again."}},
+		{"markup inside lines", "Name: **rein**\nRole: *harness*\n",
+			[]string{"Name: rein", "Role: harness"}},
+		{"hard break", "first line  \nsecond line\n", []string{"first line", "second line"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := stripANSI(strings.Join(streamAll(newMarkdownStream(newMDRenderer(80, true)), tt.src, 5), "\n"))
+			var lines []string
+			for _, l := range strings.Split(got, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			if strings.Join(lines, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("rendered lines %q, want %q", lines, tt.want)
+			}
+		})
+	}
+	long := strings.Repeat("word ", 40) + "\nnext"
+	got := stripANSI(strings.Join(streamAll(newMarkdownStream(newMDRenderer(40, true)), long, 7), "\n"))
+	for i, l := range strings.Split(got, "\n") {
+		if w := len([]rune(l)); w > 40 {
+			t.Errorf("line %d is %d wide at width 40: %q", i, w, l)
+		}
+	}
+	if !strings.Contains(got, "\n  next") && !strings.Contains(got, "\nnext") {
+		t.Errorf("the line after a wrapped one does not start a line:\n%s", got)
+	}
+}
