@@ -311,6 +311,22 @@ func (r *run) interruptedReason(stopErr error) string {
 	return "interrupted: run cancelled"
 }
 
+// recordCut records the answer a cancelled or timed-out model call had
+// streamed so far — its text, without the tool calls it had begun, which
+// would have no results — and a note that it was cut off, so the history
+// says what the user saw, the next user message does not follow the last
+// one as if unanswered, and the model knows its answer was interrupted.
+func (r *run) recordCut(resp *model.Response) error {
+	note := "[rein: answer " + r.interruptedReason(nil) + "]"
+	if resp != nil {
+		if text := strings.TrimRight(resp.Message.Text(), " \t\n"); text != "" {
+			note = text + "\n\n" + note
+		}
+	}
+	r.c.Append(model.AssistantText(note))
+	return r.emitMessage()
+}
+
 // step1 makes one model call and handles its answer. stop reports that the
 // run is over with kind and err.
 func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
@@ -348,6 +364,11 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	if err != nil {
 		if errors.Is(err, errStopped) || r.ctx.Err() != nil {
 			kind, cerr := r.ctxOutcome()
+			if !errors.Is(cerr, errStopped) {
+				if jerr := r.recordCut(resp); jerr != nil {
+					return Failed, jerr, true
+				}
+			}
 			return kind, cerr, true
 		}
 		if errors.Is(err, ErrJournal) {

@@ -430,7 +430,7 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 	case sig != nil:
 		// The agent gave every pending call a result, so the conversation
 		// is still valid and the next turn continues it.
-		fmt.Fprintln(a.Stderr, "^C turn cancelled")
+		fmt.Fprintln(a.Stderr, s.cancelled("turn cancelled"))
 		s.status = ExitOK
 		return false, 0
 	case ctx.Err() != nil:
@@ -438,6 +438,17 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 	}
 	s.status = s.report(out, runErr)
 	return false, 0
+}
+
+// cancelled is the notice that something was cancelled: "^C …" after
+// the Ctrl-C of a line-oriented session, the text alone in the chat UI,
+// where Esc cancels as often as Ctrl-C and the notice is a line of its
+// own.
+func (s *chatSession) cancelled(what string) string {
+	if s.front != nil {
+		return what
+	}
+	return "^C " + what
 }
 
 // report prints why a turn ended short of Complete and returns the exit
@@ -515,7 +526,7 @@ func (s *chatSession) compact(ctx context.Context) {
 	})
 	switch {
 	case sig != nil:
-		fmt.Fprintln(s.app.Stderr, "^C compaction cancelled")
+		fmt.Fprintln(s.app.Stderr, s.cancelled("compaction cancelled"))
 	case errors.Is(err, memory.ErrNothingToCompact):
 		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", termsafe.Line(s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: "))))
 	case err != nil:

@@ -73,7 +73,7 @@ func (s *chatSession) bangCommand(ctx context.Context, line string) {
 	})
 	switch {
 	case sig != nil:
-		fmt.Fprintln(w, "^C command cancelled; nothing was added to the conversation")
+		fmt.Fprintln(w, s.cancelled("command cancelled; nothing was added to the conversation"))
 		return
 	case res == nil:
 		if denied == "" {

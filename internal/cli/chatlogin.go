@@ -39,7 +39,7 @@ func (s *chatSession) mcpLogin(ctx context.Context, name string) {
 	})
 	switch {
 	case sig != nil:
-		fmt.Fprintln(w, "^C sign-in cancelled")
+		fmt.Fprintln(w, s.cancelled("sign-in cancelled"))
 		return
 	case err != nil:
 		fmt.Fprintf(w, "rein: /mcp login: %s\n", s.ex.scrub(termText(err.Error(), 600)))

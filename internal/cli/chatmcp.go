@@ -25,7 +25,7 @@ func (s *chatSession) mcpStatus(ctx context.Context) {
 	}
 	var sts []mcp.Status
 	if sig, _ := s.app.interruptible(ctx, func(ctx context.Context) { sts = s.mcp.m.Status(ctx) }); sig != nil {
-		fmt.Fprintln(w, "^C cancelled")
+		fmt.Fprintln(w, s.cancelled("cancelled"))
 		return
 	}
 	for _, st := range sts {
@@ -87,7 +87,7 @@ func (s *chatSession) promptCommand(ctx context.Context, rest string) (quit bool
 	})
 	switch {
 	case sig != nil:
-		fmt.Fprintln(w, "^C cancelled")
+		fmt.Fprintln(w, s.cancelled("cancelled"))
 		return false, 0
 	case err != nil:
 		fmt.Fprintf(w, "rein: /prompt: %s\n", s.ex.scrub(termText(err.Error(), 600)))

@@ -277,3 +277,70 @@ func TestTUIAnswerKeepsLineBreaks(t *testing.T) {
 	tm.key("C-d")
 	tm.waitText("REIN-EXITED 0")
 }
+
+// requestMessages returns the role and content of every message of a
+// Chat Completions request body.
+func requestMessages(t *testing.T, body []byte) [][2]string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request body is not a chat request: %v\n%s", err, body)
+	}
+	var out [][2]string
+	for _, m := range req.Messages {
+		if m.Role != "system" {
+			out = append(out, [2]string{m.Role, m.Content})
+		}
+	}
+	return out
+}
+
+// TestTUIEscKeepsTheCutAnswer: Esc while the answer streams keeps what was
+// said in the history, noted as interrupted — the next request is not two
+// user messages in a row — and the notice says "turn cancelled" without a
+// "^C" nobody typed.
+func TestTUIEscKeepsTheCutAnswer(t *testing.T) {
+	body := textBody("Once upon a time", " and then it went on")
+	cut := strings.LastIndex(body[:strings.Index(body, " and then")], "data:")
+	srv := modeltest.NewServer(t,
+		modeltest.Stall(body, cut, 60*time.Second),
+		sse(textBody("Still here.")),
+	)
+	e := newEnv(t)
+	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("tell a story")
+	tm.key("Enter")
+	tm.waitText("Once upon a") // the last word is held back while it streams
+	tm.key("Escape")
+	s := tm.waitText("turn cancelled")
+	if strings.Contains(s, "^C") {
+		t.Errorf("Esc printed ^C:\n%s", s)
+	}
+	tm.typ("again")
+	tm.key("Enter")
+	s = tm.waitText("Still here.")
+	t.Logf("screen:\n%s", s)
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	want := [][2]string{
+		{"user", "tell a story"},
+		{"assistant", "Once upon a time\n\n[rein: answer interrupted: run cancelled]"},
+		{"user", "again"},
+	}
+	if diff := cmp.Diff(want, requestMessages(t, reqs[1].Body)); diff != "" {
+		t.Errorf("the request after the cancel (-want +got):\n%s", diff)
+	}
+	if n := strings.Count(s, "Once upon a time"); n != 1 {
+		t.Errorf("the cut answer is on the screen %d times, want 1:\n%s", n, s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}
