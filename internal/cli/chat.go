@@ -410,6 +410,11 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		// under their task call, as in rein run.
 		s.children.render(r.event)
 		defer s.children.render(nil)
+		if s.front != nil {
+			ctx = retriesToUI(ctx, s.front)
+		} else {
+			ctx = retriesTo(ctx, a.Stderr)
+		}
 		out, runErr = drain(s.agent.RunWith(ctx, s.conv, input, ro), func(ev agent.Event) {
 			r.event(ev)
 		})

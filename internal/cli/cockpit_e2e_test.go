@@ -344,3 +344,49 @@ func TestTUIEscKeepsTheCutAnswer(t *testing.T) {
 	tm.key("C-d")
 	tm.waitText("REIN-EXITED 0")
 }
+
+// TestBinaryRetriesAreShown: `rein run` against a server that answers 429
+// and then 503 says so on stderr, one line per retry with the wait, and
+// then answers; stdout holds the answer alone.
+func TestBinaryRetriesAreShown(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		modeltest.RateLimited(time.Second),
+		modeltest.Status(503, map[string]string{"Retry-After": "1"}, "busy"),
+		sse(textBody("Answer after the wait.")),
+	)
+	e := newEnv(t)
+	code, out, errOut := e.startDone(t, 60*time.Second, "run", "-e", srv.URL, "hello")
+	if code != 0 || out != "Answer after the wait.\n" {
+		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", code, out, errOut)
+	}
+	want := "rein: rate limited (429), retrying in 1 s (attempt 2 of 4)\nrein: the model server failed (503), retrying in 1 s (attempt 3 of 4)\n"
+	if errOut != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
+	}
+}
+
+// TestTUIRetryIsShownOnTheWorkingLine: in chat, a 429 shows on the
+// working line with the seconds left, and goes once the answer comes.
+func TestTUIRetryIsShownOnTheWorkingLine(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		modeltest.RateLimited(3*time.Second),
+		sse(textBody("Answer after the wait.")),
+	)
+	e := newEnv(t)
+	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("hello")
+	tm.key("Enter")
+	s := tm.waitText("rate limited (429), retrying in")
+	if !strings.Contains(s, "retrying in 3 s") && !strings.Contains(s, "retrying in 2 s") {
+		t.Errorf("the working line does not count the wait down:\n%s", s)
+	}
+	tm.waitFor("the answer, and the turn's end", func(s string) bool {
+		return strings.Contains(s, "Answer after the wait.") && !strings.Contains(s, "working")
+	})
+	if s := tm.run("capture-pane", "-p", "-t", "rein"); strings.Contains(s, "retrying") {
+		t.Errorf("the retry is still shown after the answer:\n%s", s)
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}

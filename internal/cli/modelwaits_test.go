@@ -217,8 +217,16 @@ func TestBinaryModelWaitsAreBounded(t *testing.T) {
 			took := time.Since(start)
 			stderr := p.stderr.String()
 			t.Logf("exit %d after %s: %s", code, took.Round(time.Millisecond), stderr)
-			if code != 1 || strings.Count(stderr, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q; want 1 and one line", code, stderr)
+			// One line says why the run failed; before it, one line per
+			// retry says it is retried (TestBinaryRetriesAreShown).
+			var retries int
+			for _, l := range lines(stderr) {
+				if strings.Contains(l, ", retrying in ") {
+					retries++
+				}
+			}
+			if code != 1 || strings.Count(stderr, "\n") != 1+retries || retries != tt.requests-1 {
+				t.Errorf("exit %d, stderr %q; want 1, a line per retry (%d) and one line", code, stderr, tt.requests-1)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(stderr, w) {

@@ -235,7 +235,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 				if err := h.mcp.refresh(ctx); err != nil {
 					return nil, err
 				}
-				return drain(ag.RunWith(ctx, conv, text, agent.RunOptions{}), r.event)
+				return drain(ag.RunWith(retriesTo(ctx, a.Stderr), conv, text, agent.RunOptions{}), r.event)
 			}})
 		})
 		h.mcp.showProgress(nil)
@@ -261,7 +261,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 			}
 			defer release()
 		}
-		out, runErr = drain(ag.RunWith(ctx, conv, input, opts), r.event)
+		out, runErr = drain(ag.RunWith(retriesTo(ctx, a.Stderr), conv, input, opts), r.event)
 	})
 	// Notifications that straggle in after the run are dropped: the
 	// output has ended.

@@ -227,7 +227,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // "x-should-retry: true". The wait is the server's retry-after-ms or
 // Retry-After when present (more than MaxRetryAfter → no retry), otherwise
 // exponential backoff with jitter capped at MaxDelay. No attempt starts
-// later than RetryBudget after the first, or past RequestTimeout.
+// later than RetryBudget after the first, or past RequestTimeout. Before
+// each wait, the observer of ctx (WithRetryObserver) is told.
 func (c *Client) Do(ctx context.Context, endpoint string, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
 	r := c.newCall(ctx, endpoint)
 	br := c.cfg.Breaker
@@ -260,6 +261,7 @@ func (c *Client) Do(ctx context.Context, endpoint string, newReq func(ctx contex
 			return nil, r.fail(res.err)
 		}
 		last = res.err
+		observeRetry(r.parent, Retry{Endpoint: r.ep, Attempt: attempt + 1, MaxAttempts: c.cfg.MaxRetries + 1, Delay: delay, Err: res.err})
 		if err := c.cfg.Sleep(r.ctx, delay); err != nil {
 			if r.parent.Err() == nil && r.ctx.Err() != nil {
 				return nil, r.fail(r.deadlineError())

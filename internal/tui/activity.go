@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,6 +29,9 @@ func (m *Model) event(msg EventMsg) {
 	if ev.AgentPath != "" {
 		m.childEvent(ev)
 		return
+	}
+	if ev.Type != agent.EventUsage {
+		m.retry = RetryMsg{} // the model answered
 	}
 	switch ev.Type {
 	case agent.EventReasoningDelta:
@@ -329,9 +333,22 @@ func (m *Model) liveArea() string {
 		parts = append(parts, m.spin.View()+" "+m.verify)
 	}
 	if m.busy && len(m.calls) == 0 && m.verify == "" {
-		parts = append(parts, m.spin.View()+" "+m.st.dim.Render("working "+elapsed(m.now().Sub(m.turnStart))+" · esc cancels"))
+		line := "working " + elapsed(m.now().Sub(m.turnStart))
+		if m.retry.Reason != "" {
+			line += " · " + termsafe.Line(m.retry.Reason) + ", retrying in " + waitText(m.retry.Until.Sub(m.now()))
+		}
+		parts = append(parts, m.spin.View()+" "+m.st.dim.Render(line+" · esc cancels"))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// waitText is a wait left, in whole seconds rounded up ("3 s"); "now"
+// once it is over.
+func waitText(d time.Duration) string {
+	if d <= 0 {
+		return "now"
+	}
+	return strconv.Itoa(int((d+time.Second-1)/time.Second)) + " s"
 }
 
 // callTail is a running call's last output lines, indented and dimmed

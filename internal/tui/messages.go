@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/reinharness/rein/agent"
 )
 
@@ -42,6 +44,16 @@ const (
 type NoticeMsg struct {
 	Kind NoticeKind
 	Text string
+}
+
+// RetryMsg reports that the model request failed and is retried at
+// Until: the working line says so ("rate limited (429), retrying in
+// 3 s") with the seconds counting down, until the answer starts or the
+// turn ends.
+type RetryMsg struct {
+	// Reason names the failure, e.g. "rate limited (429)".
+	Reason string
+	Until  time.Time
 }
 
 // TurnMsg reports that a turn started (Running) or ended.

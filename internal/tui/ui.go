@@ -68,6 +68,8 @@ type Model struct {
 	calls     []*runningCall
 	plan      []agent.PlanItem
 	verify    string
+	// retry is the model request's retry in progress (zero when none).
+	retry RetryMsg
 
 	approval *approvalState
 	asking   bool
@@ -159,6 +161,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice(msg)
 	case TurnMsg:
 		cmds = append(cmds, m.turn(msg.Running))
+	case RetryMsg:
+		m.retry = msg
 	case StatusMsg:
 		m.status = Status(msg)
 	case AskMsg:
@@ -224,7 +228,7 @@ func (m *Model) turn(running bool) tea.Cmd {
 		m.busy, m.turnStart = true, m.now()
 		m.reasoning.Reset()
 		m.folded = false
-		m.plan, m.verify = nil, ""
+		m.plan, m.verify, m.retry = nil, "", RetryMsg{}
 		return m.spin.Tick
 	}
 	m.endAnswer()
@@ -233,7 +237,7 @@ func (m *Model) turn(running bool) tea.Cmd {
 	if len(m.plan) > 0 {
 		m.print(m.planText())
 	}
-	m.plan, m.verify = nil, ""
+	m.plan, m.verify, m.retry = nil, "", RetryMsg{}
 	return nil
 }
 
