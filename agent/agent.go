@@ -77,6 +77,11 @@ const (
 // ErrInvalidConfig reports a Config that New cannot run with.
 var ErrInvalidConfig = errors.New("invalid agent config")
 
+// ErrModelCall is wrapped by the error of a run that ended because a
+// model call failed ("agent: model call 3 failed: …"), so a front end
+// can tell the model server's failures from the harness's own.
+var ErrModelCall = errors.New("agent: model call")
+
 // ErrJournal reports that the Journal refused an event. The run ends
 // Failed, because the record of what ran is a guarantee, not a nicety.
 var ErrJournal = errors.New("journal append failed")

@@ -374,7 +374,7 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		if errors.Is(err, ErrJournal) {
 			return Failed, err, true
 		}
-		return Failed, fmt.Errorf("agent: model call %d failed: %w", r.step, err), true
+		return Failed, fmt.Errorf("%w %d failed: %w", ErrModelCall, r.step, err), true
 	}
 	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
 	if len(msg.Parts) == 0 {

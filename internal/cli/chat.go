@@ -320,7 +320,7 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case line == "/permissions" || strings.HasPrefix(line, "/permissions "):
 		s.permissionsCommand(strings.TrimSpace(strings.TrimPrefix(line, "/permissions")))
 	case line == "/usage":
-		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %d turns\n", s.usage.InputTokens, s.usage.OutputTokens, s.turns)
+		fmt.Fprintf(a.Stderr, "tokens used: %d input, %d output over %s\n", s.usage.InputTokens, s.usage.OutputTokens, plural(s.turns, "turn"))
 	case strings.HasPrefix(line, "/") && s.isCustom(line):
 		return s.customCommand(ctx, line)
 	case strings.HasPrefix(line, "/") && s.isSkill(line):

@@ -172,7 +172,7 @@ func (s *chatSession) costCommand() {
 func (s *chatSession) statusCommand() {
 	w := s.app.Stderr
 	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.preset)
-	fmt.Fprintf(w, "session %s in %s, %d turns\n", s.conv.ID(), s.ws.Dir(), s.turns)
+	fmt.Fprintf(w, "session %s in %s, %s\n", s.conv.ID(), s.ws.Dir(), plural(s.turns, "turn"))
 	if win := s.cfg.Model.ContextWindow; win > 0 {
 		fmt.Fprintf(w, "context: %d of %d tokens in the last request\n", s.lastInput, win)
 	}

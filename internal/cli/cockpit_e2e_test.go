@@ -3,6 +3,7 @@ package cli_test
 import (
 	"database/sql"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -217,6 +218,9 @@ func TestTUIFailedCommandAndDenialsShownOnce(t *testing.T) {
 			t.Errorf("%q is on the screen %d times, want %d", what, got, n)
 		}
 	}
+	if !strings.Contains(s, "∴ thought for 1 line (ctrl+t shows)") || strings.Contains(s, "1 lines") {
+		t.Errorf("one line of reasoning is not \"thought for 1 line\"")
+	}
 	if !strings.Contains(s, "✗ run_command curl http://example.com denied by the user: not now please") {
 		t.Errorf("the user's denial does not name the command and the reason on one line")
 	}
@@ -389,4 +393,39 @@ func TestTUIRetryIsShownOnTheWorkingLine(t *testing.T) {
 	}
 	tm.key("C-d")
 	tm.waitText("REIN-EXITED 0")
+}
+
+// TestBinaryWording: counts agree with their nouns ("1 turn"), a failed
+// verification says so once, and an error that is not the model
+// server's does not end with advice to check it.
+func TestBinaryWording(t *testing.T) {
+	t.Run("one turn", func(t *testing.T) {
+		srv := modeltest.NewServer(t, sse(textBody("hello")))
+		e := newEnv(t)
+		p := e.start(t, "chat", "-e", srv.URL)
+		io.WriteString(p.stdin, "hi\n/usage\n")
+		p.stdin.Close()
+		if code := p.wait(t, 30*time.Second); code != 0 || !strings.Contains(p.stderr.String(), " over 1 turn\n") {
+			t.Errorf("exit %d, stderr:\n%s", code, p.stderr)
+		}
+	})
+	t.Run("verification failed", func(t *testing.T) {
+		e := newVerifyEnv(t, "max_attempts = 2\n")
+		srv := modeltest.NewServer(t, writeStatus("w1", "broken\n"), sse(textBody("Done.")), sse(textBody("Done, really.")))
+		code, _, errOut := e.startDone(t, 60*time.Second, "run", "--state-dir", filepath.Join(e.home, "state"), "-e", srv.URL, "fix it")
+		if code != 4 || !strings.Contains(errOut, "rein: verification failed 2 times; the last failure: "+verifyCheck+" exited with code 1: inspect") ||
+			strings.Contains(errOut, "verification failed: verification failed") {
+			t.Errorf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
+	t.Run("not the model server", func(t *testing.T) {
+		e := newEnv(t)
+		e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[mcp_servers.docs]\ncommand = \"/nonexistent/docs-mcp\"\nrequired = true\n")
+		srv := modeltest.NewServer(t, sse(textBody("hello")))
+		code, _, errOut := e.startDone(t, 60*time.Second, "run", "-e", srv.URL, "hi")
+		t.Logf("stderr: %s", errOut)
+		if code == 0 || !strings.Contains(errOut, "docs") || strings.Contains(errOut, "check the model server") {
+			t.Errorf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,7 +86,11 @@ func (e *explainer) explain(err error) string {
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	}
-	return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(oneLine(err.Error())), e.endpoint)
+	if errors.Is(err, agent.ErrModelCall) {
+		return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(oneLine(err.Error())), e.endpoint)
+	}
+	// Not the model server's: a journal, a hook, a tool server, a file.
+	return stripPrefixes(oneLine(err.Error()))
 }
 
 // explainAPI explains an error answer from the model server.
@@ -249,7 +254,12 @@ func (e *explainer) outcomeLine(out *agent.Outcome, cfg *config.Config) string {
 	case agent.Blocked:
 		return "blocked: " + with("tool calls were denied", "the policy refused what the model needed; change the task or the policy")
 	case agent.VerificationFailed:
-		return "verification failed: " + with("the verification gate did not pass", "inspect the changes and the checks")
+		// The gate's reason says it already: "verification failed 2
+		// times; the last failure: …".
+		if !strings.HasPrefix(reason, "verification failed") {
+			reason = "verification failed: " + cmp.Or(reason, "the verification gate did not pass")
+		}
+		return with("", "inspect the changes and the checks")
 	case agent.Cancelled:
 		return "interrupted"
 	}

@@ -22,7 +22,7 @@ import (
 func TestExplainErrors(t *testing.T) {
 	local := newExplainer(config.ModelConfig{Provider: "openai", Endpoint: "http://127.0.0.1:8080", APIKey: "sk-abcdef123456"})
 	remote := newExplainer(config.ModelConfig{Provider: "anthropic", Endpoint: "https://user:pw@api.example.com/v1?k=1"})
-	wrap := func(err error) error { return fmt.Errorf("agent: model call 1 failed: %w", err) }
+	wrap := func(err error) error { return fmt.Errorf("%w 1 failed: %w", agent.ErrModelCall, err) }
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	tests := []struct {
 		name string
@@ -77,6 +77,11 @@ func TestExplainErrors(t *testing.T) {
 			"the model server closed the stream early (connection lost mid-event); partial output was discarded"},
 		{"other", local, wrap(errors.New("openai: malformed response from the model server: chunk 3 is not valid JSON\nwith detail")),
 			"malformed response from the model server: chunk 3 is not valid JSON; check the model server at http://127.0.0.1:8080"},
+		// Not the model server's errors: no advice to check it.
+		{"journal", local, fmt.Errorf("agent: %w for a message event: disk full", agent.ErrJournal),
+			"journal append failed for a message event: disk full"},
+		{"tool server", local, errors.New("mcp: server \"docs\" failed to start: exec: \"docs-mcp\": not found"),
+			`mcp: server "docs" failed to start: exec: "docs-mcp": not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +112,8 @@ func TestOutcomeLinesAndExitCodes(t *testing.T) {
 		{agent.Outcome{Kind: agent.RepeatedAction}, "stopped: the model repeated the same action: the model is stuck; rephrase the task or try another model", 3},
 		{agent.Outcome{Kind: agent.Blocked, Reason: "3 calls in a row were denied"}, "blocked: 3 calls in a row were denied: the policy refused what the model needed; change the task or the policy", 4},
 		{agent.Outcome{Kind: agent.VerificationFailed}, "verification failed: the verification gate did not pass: inspect the changes and the checks", 4},
+		{agent.Outcome{Kind: agent.VerificationFailed, Reason: "verification failed 2 times; the last failure: go test ./... (exit 1)"},
+			"verification failed 2 times; the last failure: go test ./... (exit 1): inspect the changes and the checks", 4},
 		{agent.Outcome{Kind: agent.Cancelled}, "interrupted", 130},
 		{agent.Outcome{Kind: agent.Failed}, "", 1},
 	}

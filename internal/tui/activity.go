@@ -305,7 +305,11 @@ func (m *Model) foldReasoning() {
 	m.folded = true
 	m.lastReasoning = m.reasoning.String()
 	n := strings.Count(strings.TrimRight(m.lastReasoning, "\n"), "\n") + 1
-	m.print(m.st.dim.Render(fmt.Sprintf("∴ thought for %d lines (ctrl+t shows)", n)))
+	lines := "1 line"
+	if n != 1 {
+		lines = strconv.Itoa(n) + " lines"
+	}
+	m.print(m.st.dim.Render("∴ thought for " + lines + " (ctrl+t shows)"))
 	m.reasoning.Reset()
 }
 
