@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -138,12 +139,15 @@ func (a *App) skillsListCommand() *cobra.Command {
 		Short: "Show each skill: name, source, description, and the problems found",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.format != formatText {
-				return usagef("rein skills list prints text only")
+			if f.format != formatText && f.format != formatJSON {
+				return usagef("--output-format %q: rein skills list prints text or json", f.format)
 			}
 			_, ws, err := a.load(&f.common)
 			if err != nil {
 				return a.fail(err, nil)
+			}
+			if f.format == formatJSON {
+				return a.printJSON(skillsJSON(a.discoverSkills(ws)))
 			}
 			listSkills(termsafe.NewWriter(a.Stdout), a.discoverSkills(ws))
 			return nil
@@ -153,18 +157,56 @@ func (a *App) skillsListCommand() *cobra.Command {
 	return cmd
 }
 
-// listSkills prints the catalog, one skill per line, then its problems.
+// skillsList is the JSON form of `rein skills list` (public contract).
+type skillsList struct {
+	Skills   []skillView   `json:"skills"`
+	Problems []problemView `json:"problems"`
+}
+
+type problemView struct {
+	Path    string `json:"path"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+	Skipped bool   `json:"skipped"`
+}
+
+type skillView struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source"` // the layer: user or project
+	Dir         string `json:"dir"`
+	File        string `json:"file"`
+}
+
+// skillsJSON is the catalog as `rein skills list --output-format json`
+// prints it: every skill, then every problem found.
+func skillsJSON(c *skill.Catalog) skillsList {
+	out := skillsList{Skills: []skillView{}, Problems: []problemView{}}
+	for _, s := range c.Skills() {
+		out.Skills = append(out.Skills, skillView{Name: s.Name, Description: s.Description, Source: s.Layer.String(), Dir: s.Dir, File: s.File})
+	}
+	for _, p := range c.Problems() {
+		out.Problems = append(out.Problems, problemView{Path: p.Path, Field: p.Field, Message: p.Message, Skipped: p.Skipped})
+	}
+	return out
+}
+
+// listSkills prints the catalog, one skill per line in aligned columns,
+// then its problems.
 func listSkills(w io.Writer, c *skill.Catalog) {
 	skills := c.Skills()
 	if len(skills) == 0 {
 		fmt.Fprintln(w, "no skills are installed")
-	} else {
-		fmt.Fprintln(w, "NAME\tSOURCE\tDESCRIPTION")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(skills) > 0 {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
 	}
 	for _, s := range skills {
 		desc := strings.Join(strings.Fields(s.Description), " ")
-		fmt.Fprintf(w, "%s\t%s %s\t%s\n", termsafe.Line(s.Name), s.Layer, termsafe.Line(s.Dir), termsafe.Line(clipText(desc, 160)))
+		fmt.Fprintf(tw, "%s\t%s %s\t%s\n", termsafe.Line(s.Name), s.Layer, termsafe.Line(s.Dir), termsafe.Line(clipText(desc, 160)))
 	}
+	tw.Flush()
 	if probs := c.Problems(); len(probs) > 0 {
 		fmt.Fprintf(w, "\n%s:\n", plural(len(probs), "problem"))
 		for _, p := range probs {

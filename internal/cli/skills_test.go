@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,18 +36,54 @@ func TestSkillsListRealSkills(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
 	}
+	// Aligned columns: each row's source and description start where
+	// the header's titles do.
 	out := lines(res.stdout)
-	if out[0] != "NAME\tSOURCE\tDESCRIPTION" {
-		t.Errorf("header %q", out[0])
+	src, desc := strings.Index(out[0], "SOURCE"), strings.Index(out[0], "DESCRIPTION")
+	if !strings.HasPrefix(out[0], "NAME ") || src < 0 || desc < 0 || strings.Contains(res.stdout, "\t") {
+		t.Errorf("header %q (or a tab in the output)", out[0])
 	}
 	for i, name := range realSkills {
-		row := strings.Split(out[1+i], "\t")
-		if len(row) != 3 || row[0] != name || !strings.HasPrefix(row[1], "project ") || !strings.HasSuffix(row[1], filepath.Join(".claude", "skills", name)) || row[2] == "" {
-			t.Errorf("row %d: %q", i, out[1+i])
+		row := out[1+i]
+		if !strings.HasPrefix(row, name+" ") || !strings.HasPrefix(row[src:], "project ") ||
+			!strings.Contains(row[src:desc], filepath.Join(".claude", "skills", name)+" ") || row[desc-1] != ' ' || row[desc] == ' ' {
+			t.Errorf("row %d is not aligned with the header:\n%s\n%s", i, out[0], row)
 		}
 	}
 	if !strings.Contains(res.stdout, "1 problem:\n  ") || !strings.Contains(res.stdout, "Bad_Name") {
 		t.Errorf("the malformed skill is not listed as a problem:\n%s", res.stdout)
+	}
+
+	// --output-format json, which the command offers, prints the same.
+	res = e.run(t, "skills", "list", "--output-format", "json")
+	if res.code != 0 {
+		t.Fatalf("json: exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	var got struct {
+		Skills   []struct{ Name, Description, Source, Dir, File string }
+		Problems []struct {
+			Path, Message string
+			Skipped       bool
+		}
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
+		t.Fatalf("json: %v\n%s", err, res.stdout)
+	}
+	var names []string
+	for _, sk := range got.Skills {
+		names = append(names, sk.Name)
+		if sk.Source != "project" || sk.Description == "" || !strings.HasSuffix(sk.File, "SKILL.md") {
+			t.Errorf("json skill %+v", sk)
+		}
+	}
+	if diff := cmp.Diff(realSkills, names); diff != "" {
+		t.Errorf("json skills (-want +got):\n%s", diff)
+	}
+	if len(got.Problems) != 1 || !strings.Contains(got.Problems[0].Path, "Bad_Name") || !got.Problems[0].Skipped {
+		t.Errorf("json problems %+v", got.Problems)
+	}
+	if res := e.run(t, "skills", "list", "--output-format", "yaml"); res.code != 2 || !strings.Contains(res.stderr, "text or json") {
+		t.Errorf("yaml: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
 

@@ -278,6 +278,11 @@ func TestSkillsListAndStartupWarningsEscape(t *testing.T) {
 	}
 	assertInert(t, "skills list", out+stderr)
 	assertEscaped(t, "skills list", out+stderr, `\x1b]52;c;`, `evil\x1b]0;pwned\x07\u202e\x9b.txt`)
+	code, out, stderr = e.runBinary(t, "skills", "list", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("skills list --output-format json: exit %d\n%s%s", code, out, stderr)
+	}
+	assertInert(t, "skills list --output-format json", out+stderr)
 
 	// An agent definition with a hostile file name and broken front
 	// matter: its warning names the file.
