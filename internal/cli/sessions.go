@@ -202,19 +202,11 @@ func (c *sessionsCmd) showJSON(ctx context.Context, store session.Store, id stri
 		if err != nil {
 			return c.failed(err)
 		}
-		line, err := json.Marshal(r.Event)
+		line, err := shownJSON(r.Event)
 		if err != nil {
 			return err
 		}
-		// The shortest string encoding: "2>&1", not "2\u003e\u00261",
-		// also in arguments an older rein stored HTML-escaped (a
-		// json.RawMessage keeps its escapes). The JSONWriter then escapes
-		// what a terminal obeys.
-		v := jsontext.Value(line)
-		if err := v.Format(); err != nil {
-			return err
-		}
-		if _, err := w.Write(append(v, '\n')); err != nil {
+		if _, err := w.Write(append(line, '\n')); err != nil {
 			return err
 		}
 	}
@@ -352,6 +344,22 @@ func writeJSONLines[T any](w io.Writer, vs []T) error {
 		}
 	}
 	return nil
+}
+
+// shownJSON is v as sessions show --json prints it: with the shortest
+// string encoding, "2>&1", not "2\u003e\u00261", also in arguments an
+// older rein stored HTML-escaped (a json.RawMessage keeps its escapes).
+// The caller's JSONWriter then escapes what a terminal obeys.
+func shownJSON(v any) ([]byte, error) {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	val := jsontext.Value(line)
+	if err := val.Format(); err != nil {
+		return nil, err
+	}
+	return val, nil
 }
 
 // argsText is a tool call's arguments as the model would have written
