@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -386,14 +387,14 @@ func TestHooksE2EUntrustedProjectHooksRunNothing(t *testing.T) {
 		t.Errorf("want one warning naming the file and rein hooks trust:\n%s", res.stderr)
 	}
 	list := e.run(t, "hooks", "list")
-	if list.code != 0 || !strings.Contains(list.stdout, "UserPromptSubmit\t*\tproject\tno: not trusted") {
+	if list.code != 0 || !regexp.MustCompile(`(?m)^UserPromptSubmit +\* +project +no: not trusted`).MatchString(list.stdout) {
 		t.Errorf("hooks list:\n%s%s", list.stdout, list.stderr)
 	}
 
 	if res := e.run(t, "hooks", "trust"); res.code != 0 {
 		t.Fatalf("hooks trust: %s", res.stderr)
 	}
-	if list := e.run(t, "hooks", "list"); !strings.Contains(list.stdout, "project\tyes") {
+	if list := e.run(t, "hooks", "list"); !regexp.MustCompile(`project +yes`).MatchString(list.stdout) {
 		t.Errorf("hooks list after trust:\n%s", list.stdout)
 	}
 	res, _ = e.runHooked(t, steps())
@@ -444,7 +445,7 @@ func TestHooksConfigErrors(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stderr, `unknown event "PreToolUze"`) || !strings.Contains(res.stderr, `type "http" ignored`) {
 		t.Errorf("warnings: exit %d\n%s", res.code, res.stderr)
 	}
-	if !strings.Contains(res.stdout, "Stop\t*\tuser\tyes\t5s\ttrue") {
+	if !regexp.MustCompile(`(?m)^Stop +\* +user +yes +5s +true`).MatchString(res.stdout) {
 		t.Errorf("hooks list:\n%s", res.stdout)
 	}
 	writeFiles(t, e.workspace, map[string]string{".claude/settings.json": "{not json"})

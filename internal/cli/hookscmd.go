@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -86,6 +87,11 @@ func (a *App) hooksListCommand() *cobra.Command {
 			}
 			st := a.hookTrustStore(f.stateDir).Status(set.project, ws)
 			cst := checksStatus(checksStore(stateDir(f.stateDir, a.Getenv)), set.checks, ws)
+			// Aligned columns; the escaping writer is under the
+			// tabwriter, so escapes are counted as the width they show.
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			defer tw.Flush()
+			out = tw
 			fmt.Fprintln(out, "EVENT\tMATCHER\tLAYER\tRUNS\tTIMEOUT\tCOMMAND\tSOURCE")
 			for _, g := range all.Groups {
 				runs := "yes"
