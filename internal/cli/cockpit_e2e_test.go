@@ -252,7 +252,9 @@ func TestTUIAnswerKeepsLineBreaks(t *testing.T) {
 	tm.waitText("session")
 	tm.typ("a haiku please")
 	tm.key("Enter")
-	s := tm.waitText("Silence again.")
+	s := tm.waitFor("the whole answer, and the turn's end", func(s string) bool {
+		return strings.Contains(s, "Splash! Silence again.") && !strings.Contains(s, "working")
+	})
 	var got []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); strings.Contains(l, "pond") || strings.Contains(l, "Silence") {
