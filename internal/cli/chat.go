@@ -56,10 +56,16 @@ func (a *App) chatCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Start an interactive session",
-		Long: `Start an interactive, line-oriented session: each line you type is a turn.
-Answers stream as they arrive and tool activity is shown on stderr; the
-conversation carries over between turns. Ctrl-C cancels the turn in progress,
-Ctrl-D or /exit quits. Works with piped stdin too.
+		Long: `Start an interactive session. On a terminal it is the chat UI: answers
+stream as markdown, each tool call is one line with its result, approvals are
+a dialog, and the status line shows the model, preset, context and tokens.
+Keys: Enter sends, Alt-Enter or Ctrl-J adds a line, Tab completes a /command
+or an @path, Up/Down walk this workspace's history, Esc or Ctrl-C cancels the
+answer in progress, Ctrl-T shows the folded reasoning, Ctrl-O the whole last
+tool result, Ctrl-D (or Ctrl-C twice at an empty prompt) quits. With piped
+stdin (or --no-tui) it is line-oriented: each line is a turn, tool activity
+goes to stderr, Ctrl-C cancels the turn and Ctrl-D or /exit quits. The
+conversation carries over between turns either way.
 
 On a terminal, questions of MCP servers are put to you as they come: a form
 is asked field by field (/decline or /cancel at any field), a link is shown

@@ -416,3 +416,26 @@ func TestBinaryWording(t *testing.T) {
 		}
 	})
 }
+
+// TestBinaryHelpSaysWhatIs: chat --help describes the chat UI and its
+// keys (it said "line-oriented" and listed none), and undo and
+// permissions --help give the workspace default the commands use (the
+// repository's root, not the current directory).
+func TestBinaryHelpSaysWhatIs(t *testing.T) {
+	e := newEnv(t)
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"chat", "--help"}, []string{"chat UI", "Esc or Ctrl-C cancels", "Ctrl-T shows the folded reasoning", "Alt-Enter"}},
+		{[]string{"undo", "--help"}, []string{"default the\nenclosing git repository's root"}},
+		{[]string{"permissions", "--help"}, []string{"(default: the enclosing git repository's root, else the current directory)"}},
+	} {
+		code, out, errOut := e.startDone(t, 30*time.Second, tt.args...)
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("%v: exit %d, lacks %q:\n%s%s", tt.args, code, w, out, errOut)
+			}
+		}
+	}
+}

@@ -27,7 +27,7 @@ grant N (chat's /permissions does the same).`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&dirFlag, "state-dir", "", "directory for rein's state (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
-	cmd.PersistentFlags().StringVarP(&wsFlag, "workspace", "C", "", "the workspace directory (default: the current one)")
+	cmd.PersistentFlags().StringVarP(&wsFlag, "workspace", "C", "", "the workspace directory (default: the enclosing git repository's root, else the current directory)")
 	pc := &permissionsCmd{app: a, dirFlag: &dirFlag, wsFlag: &wsFlag}
 	cmd.AddCommand(pc.listCommand(), pc.rmCommand())
 	return cmd

@@ -21,7 +21,8 @@ func (a *App) undoCommand() *cobra.Command {
 		Short: "Revert the file changes of the last N tool calls of a session (default 1)",
 		Long: `Revert the file changes of the newest N tool calls (default 1) that changed
 files in a session: the latest session of the workspace (-C, default the
-current directory), or the one given by --session. Calls of every run of the
+enclosing git repository's root, else the current directory), or the one
+given by --session. Calls of every run of the
 session count, newest first; a call already undone is skipped, so undoing
 again goes one call further back.
 
