@@ -335,6 +335,9 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	default:
 		msg, ok := s.attachFiles(line)
 		if !ok {
+			if s.front != nil {
+				s.front.send(tui.DraftMsg{Text: line}) // back for editing
+			}
 			return false, 0
 		}
 		return s.turn(ctx, msg, s.takePending())

@@ -439,3 +439,38 @@ func TestBinaryHelpSaysWhatIs(t *testing.T) {
 		}
 	}
 }
+
+// TestTUIRefusedAttachmentStaysForEditing: a message refused for an
+// @path outside the workspace is not sent and not lost: it is back in
+// the input, to fix and send.
+func TestTUIRefusedAttachmentStaysForEditing(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("Read it.")))
+	e := newEnv(t)
+	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("summarize @/etc/passwd for me")
+	tm.key("Enter")
+	tm.waitText("the message was not sent")
+	tm.waitFor("the message back in the input", func(string) bool {
+		// The input is the line under the last rule (the scrollback
+		// also shows the message, as sent).
+		screen := tm.run("capture-pane", "-p", "-t", "rein")
+		i := strings.LastIndex(screen, "────\n")
+		return i >= 0 && strings.HasPrefix(screen[i+len("────\n"):], "› summarize @/etc/passwd for me")
+	})
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the refused message reached the model (%d requests)", n)
+	}
+	// Fixed (the @path removed by hand), it is sent.
+	for range len("@/etc/passwd for me") {
+		tm.key("BSpace")
+	}
+	tm.typ("the file")
+	tm.key("Enter")
+	tm.waitText("Read it.")
+	if reqs := srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "summarize the file") {
+		t.Errorf("the edited message was not sent: %d requests", len(reqs))
+	}
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}

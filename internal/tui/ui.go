@@ -169,6 +169,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.asking = msg.Open
 	case SubmitMsg:
 		m.submit(msg.Text)
+	case DraftMsg:
+		m.restoreDraft(msg.Text)
 	case ReplayMsg:
 		m.replay(msg)
 	case ApprovalMsg:
