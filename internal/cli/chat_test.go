@@ -71,7 +71,7 @@ func TestChatCommands(t *testing.T) {
 	if res.stdout != "one\ntwo\n" {
 		t.Errorf("stdout = %q", res.stdout)
 	}
-	for _, want := range []string{"/clear  start a new conversation", "tokens used: 20 input, 1 output over 1 turns", "(new conversation)", "rein: unknown command /bogus; /help lists the commands"} {
+	for _, want := range []string{"/clear  start a new conversation", "tokens used: 20 input, 1 output over 1 turn", "(new conversation)", "rein: unknown command /bogus; /help lists the commands"} {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
