@@ -1,58 +1,7 @@
 package workspace
 
-import (
-	"bytes"
-	"os"
-	"strconv"
-)
+import "github.com/reinharness/rein/workspace/sandbox"
 
-// descendants returns the pids of all living descendants of pid, found
-// through /proc. It catches children that moved to another process group
-// or session (setsid), which a group kill misses.
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, ok := parentPID(child); ok {
-			children[ppid] = append(children[ppid], child)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 && len(out) < 1<<16 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
-
-// parentPID reads the ppid field of /proc/PID/stat. The command name in
-// field 2 may contain spaces and parentheses, so parsing starts after the
-// last ')'.
-func parentPID(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	fields := bytes.Fields(b[i+1:])
-	if len(fields) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(string(fields[1]))
-	return ppid, err == nil
-}
+// descendants returns the pids of all living descendants of pid (see
+// sandbox.Descendants).
+func descendants(pid int) []int { return sandbox.Descendants(pid) }

@@ -178,7 +178,7 @@ func (g *supervisor) killAll() {
 	for round := 0; ; round++ {
 		pids := descendantsOf(self)
 		if round >= 2 {
-			pids = append(pids, scanDescendants(self)...)
+			pids = append(pids, Descendants(self)...)
 		}
 		for _, pid := range pids {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -213,7 +213,7 @@ func descendantsOf(pid int) []int {
 		queue = queue[1:]
 		kids, ok := childrenOf(p)
 		if !ok {
-			return scanDescendants(pid)
+			return Descendants(pid)
 		}
 		out = append(out, kids...)
 		queue = append(queue, kids...)
@@ -246,46 +246,6 @@ func childrenOf(pid int) (kids []int, ok bool) {
 		}
 	}
 	return kids, true
-}
-
-// scanDescendants walks all of /proc by parent pid.
-func scanDescendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the command name, which may hold spaces and ')'.
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			children[ppid] = append(children[ppid], child)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 && len(out) < 1<<16 {
-		p := queue[0]
-		queue = queue[1:]
-		out = append(out, children[p]...)
-		queue = append(queue, children[p]...)
-	}
-	return out
 }
 
 // exitLike ends the guard the way the leader ended: with its exit status,
