@@ -14,7 +14,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/tui"
-	"github.com/reinharness/rein/memory"
+	"github.com/reinharness/rein/history"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/session"
@@ -94,7 +94,7 @@ type chatSession struct {
 	// sr records the session; summarize is the Summarize strategy when it
 	// is the configured one (for /compact), else nil.
 	sr        *sessionRun
-	summarize *memory.Summarize
+	summarize *history.Summarize
 	// mcp adds MCP tools of servers that came up since the last turn.
 	mcp *mcpTools
 	// tools is the agent's tool set (custom commands narrow it).
@@ -541,7 +541,7 @@ func (s *chatSession) compact(ctx context.Context) {
 	switch {
 	case sig != nil:
 		fmt.Fprintln(s.app.Stderr, s.cancelled("compaction cancelled"))
-	case errors.Is(err, memory.ErrNothingToCompact):
+	case errors.Is(err, history.ErrNothingToCompact):
 		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", termsafe.Line(s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: "))))
 	case err != nil:
 		fmt.Fprintf(s.app.Stderr, "rein: compaction failed: %s\n", s.ex.errorLine(err))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/memory"
+	"github.com/reinharness/rein/history"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 )
@@ -73,14 +73,14 @@ func loadContextSettings(cfg *config.Config) (contextSettings, error) {
 // newContextStrategy builds the configured strategy. It returns the
 // Summarize strategy separately (nil for the others): chat's /compact and
 // a resume's restored summaries need it.
-func newContextStrategy(s contextSettings, p model.Provider, modelName string) (agent.ContextStrategy, *memory.Summarize) {
+func newContextStrategy(s contextSettings, p model.Provider, modelName string) (agent.ContextStrategy, *history.Summarize) {
 	switch s.Strategy {
 	case strategyFull:
-		return memory.Full{}, nil
+		return history.Full{}, nil
 	case strategyWindow:
-		return memory.Window{MaxMessages: s.MaxMessages}, nil
+		return history.Window{MaxMessages: s.MaxMessages}, nil
 	}
-	sum := &memory.Summarize{Provider: p, Model: modelName, Threshold: s.Threshold, KeepRecent: s.KeepRecent}
+	sum := &history.Summarize{Provider: p, Model: modelName, Threshold: s.Threshold, KeepRecent: s.KeepRecent}
 	return sum, sum
 }
 
@@ -99,7 +99,7 @@ func (a *App) loadInstructions(workspace string) string {
 	if p := config.UserConfigPath(a.Getenv); p != "" {
 		userDir = filepath.Dir(p)
 	}
-	text, _, err := memory.LoadInstructions(workspace, workDir, userDir, 0)
+	text, _, err := history.LoadInstructions(workspace, workDir, userDir, 0)
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap() // one warning per file
@@ -115,7 +115,7 @@ func (a *App) loadInstructions(workspace string) string {
 // restoreSummaries gives a resumed conversation's summaries back to the
 // Summarize strategy, so the next call sends the same history it would
 // have sent before rein stopped, without summarizing again.
-func restoreSummaries(res *session.Resumed, sum *memory.Summarize, conv *agent.Conversation) {
+func restoreSummaries(res *session.Resumed, sum *history.Summarize, conv *agent.Conversation) {
 	if sum == nil || res == nil {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/httpx"
-	"github.com/reinharness/rein/memory"
+	"github.com/reinharness/rein/history"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
@@ -68,7 +68,7 @@ func httpConfig(m config.ModelConfig) httpx.Config {
 type agentParts struct {
 	// summarize is the Summarize strategy when it is the configured one:
 	// chat's /compact and a resume's restored summaries use it.
-	summarize *memory.Summarize
+	summarize *history.Summarize
 	// provider is the agent's model provider (MCP sampling uses it too).
 	provider model.Provider
 }

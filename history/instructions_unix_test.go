@@ -1,6 +1,6 @@
 //go:build unix
 
-package memory
+package history
 
 import (
 	"os"

@@ -19,4 +19,4 @@
 // with the assistant message that made the call. Whatever was left out is
 // marked in the request with a line the model can read, and reported to
 // the agent as a CompactionInfo.
-package memory
+package history
