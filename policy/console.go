@@ -75,6 +75,10 @@ type ConsoleApprover struct {
 	once  sync.Once
 	lines chan string
 	done  chan struct{} // closed when the input ends
+	// stop is closed by Close: the reader goroutine, blocked handing a
+	// line nobody will ask for, returns instead of living on.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // Console returns an approver that prompts on out and reads answers from
@@ -86,7 +90,7 @@ func Console(in io.Reader, out io.Writer, opts ConsoleOptions) *ConsoleApprover 
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	c := &ConsoleApprover{in: in, out: out, opts: opts, session: newSessionMemory()}
+	c := &ConsoleApprover{in: in, out: out, opts: opts, session: newSessionMemory(), stop: make(chan struct{})}
 	if opts.Workspace != "" {
 		c.ws = canonicalWorkspace(opts.Workspace)
 	}
@@ -272,6 +276,16 @@ func clip(s string, max int) string {
 
 var errInputClosed = errors.New("input closed")
 
+// Close releases the approver's reader goroutine: once nothing will ask
+// again, the line it holds is dropped and it returns (a Read already in
+// progress on the input returns first — at the next line or the input's
+// end). Approve after Close answers as if the input had ended. Close is
+// safe to call more than once and from any goroutine.
+func (c *ConsoleApprover) Close() error {
+	c.stopOnce.Do(func() { close(c.stop) })
+	return nil
+}
+
 // readLine returns the next line of input, or an error when the input
 // ends or ctx is done.
 func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
@@ -287,7 +301,11 @@ func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
 			for {
 				line, err := r.ReadString('\n')
 				if line != "" || err == nil {
-					c.lines <- strings.TrimRight(line, "\r\n")
+					select {
+					case c.lines <- strings.TrimRight(line, "\r\n"):
+					case <-c.stop:
+						return
+					}
 				}
 				if err != nil {
 					return
@@ -296,8 +314,15 @@ func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
 		}()
 	})
 	select {
+	case <-c.stop: // before a line the reader may be offering at the same time
+		return "", errInputClosed
+	default:
+	}
+	select {
 	case <-ctx.Done():
 		return "", ctx.Err()
+	case <-c.stop:
+		return "", errInputClosed
 	case line := <-c.lines:
 		return line, nil
 	case <-c.done:
