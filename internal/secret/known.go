@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -24,7 +25,7 @@ func newMatcher(values []string) *matcher {
 	for _, v := range values {
 		for _, f := range forms(v) {
 			w := word(f, 0)
-			if !containsString(m.first[w], f) {
+			if !slices.Contains(m.first[w], f) {
 				m.first[w] = append(m.first[w], f)
 				m.all = append(m.all, f)
 			}

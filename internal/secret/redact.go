@@ -98,7 +98,7 @@ func Register(values ...string) {
 	changed := false
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) < MinLength || containsString(known.values, v) {
+		if len(v) < MinLength || slices.Contains(known.values, v) {
 			continue
 		}
 		known.values = append(known.values, v)
@@ -108,15 +108,6 @@ func Register(values ...string) {
 		return
 	}
 	known.matcher = newMatcher(known.values)
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Redact removes secrets from s: every registered value, then bearer

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -67,8 +68,19 @@ func JSON(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-// sensitiveNames caches whether a member name marks a secret value.
-var sensitiveNames sync.Map // string → bool
+// sensitiveNames caches whether a member name marks a secret value. Member
+// names come from model output and MCP servers, so the cache is bounded:
+// past maxCachedNames entries (or for long names) the answer is computed
+// each time instead of remembered.
+var (
+	sensitiveNames      sync.Map // string → bool
+	sensitiveNamesCount atomic.Int64
+)
+
+const (
+	maxCachedNames   = 4096
+	maxCachedNameLen = 64
+)
 
 // sensitiveName reports whether values of the member name are secrets. It
 // asks internal/secret about a canonical snippet rather than keeping a
@@ -83,7 +95,11 @@ func sensitiveName(name string) bool {
 	}
 	snippet := string(q) + `:"probe-value"`
 	sensitive := secret.Redact(snippet) != snippet
-	sensitiveNames.Store(name, sensitive)
+	if len(name) <= maxCachedNameLen && sensitiveNamesCount.Load() < maxCachedNames {
+		if _, loaded := sensitiveNames.LoadOrStore(name, sensitive); !loaded {
+			sensitiveNamesCount.Add(1)
+		}
+	}
 	return sensitive
 }
 
