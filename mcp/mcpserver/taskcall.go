@@ -58,7 +58,10 @@ func (s *Server) callTool(ctx context.Context, next sdk.MethodHandler, req *sdk.
 		}
 		return s.startTask(ctx, next, req, false, nil)
 	}
-	tr, asked := legacyTaskParam(req)
+	tr, asked, err := legacyTaskParam(req)
+	if err != nil {
+		return nil, err
+	}
 	if !asked {
 		if support == TaskRequired {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
@@ -171,18 +174,24 @@ func missingTasksCapability(what string) error {
 }
 
 // legacyTaskParam reads the task parameter of a 2025-11-25 tools/call,
-// which the transports moved into _meta.
-func legacyTaskParam(req *sdk.CallToolRequest) (taskRequest, bool) {
+// which the transports moved into _meta. A parameter that is not a task
+// request (not an object, a ttl that is not an integer) is invalid params:
+// the call is refused rather than run with the defaults it did not ask for.
+func legacyTaskParam(req *sdk.CallToolRequest) (taskRequest, bool, error) {
 	var tr taskRequest
 	raw, ok := req.Params.GetMeta()[metaTaskRequest]
 	if !ok {
-		return tr, false
+		return tr, false, nil
 	}
 	b, err := json.Marshal(raw)
 	if err == nil {
-		json.Unmarshal(b, &tr)
+		err = json.Unmarshal(b, &tr)
 	}
-	return tr, true
+	if err != nil {
+		return tr, true, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: "invalid task parameter: want an object with an optional integer ttl (milliseconds)"}
+	}
+	return tr, true, nil
 }
 
 // sessionKey names a legacy session, for tasks/list.

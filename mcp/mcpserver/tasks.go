@@ -149,7 +149,10 @@ func (st *taskStore) ttlFor(requestedMs *int64) time.Duration {
 	if requestedMs == nil || *requestedMs <= 0 {
 		return st.lim.DefaultTTL
 	}
-	return min(time.Duration(*requestedMs)*time.Millisecond, st.lim.MaxTTL)
+	if *requestedMs >= st.lim.MaxTTL.Milliseconds() { // also keeps the product below from overflowing
+		return st.lim.MaxTTL
+	}
+	return time.Duration(*requestedMs) * time.Millisecond
 }
 
 // start creates a task and runs it in the background under a context

@@ -293,3 +293,25 @@ func TestTasksStdioHangUp(t *testing.T) {
 		t.Fatal("the task kept running after its stdio client hung up")
 	}
 }
+
+// TestTasksLegacyMalformedTaskParam checks that a task parameter that is
+// not a task request is refused as invalid params (it was run as a task
+// with the defaults), and that a TTL too large for a Duration is capped
+// rather than overflowing into an already expired task.
+func TestTasksLegacyMalformedTaskParam(t *testing.T) {
+	s, _ := taskServer(t, TaskLimits{MaxTTL: time.Minute})
+	c := newRawStdio(t, s, "2025-11-25")
+	for _, task := range []any{"soon", 7, []any{1}, map[string]any{"ttl": "60000"}, map[string]any{"ttl": 1.5}} {
+		var rerr *rawError
+		if _, err := c.call("tools/call", map[string]any{"name": "build", "arguments": map[string]any{"text": "x"}, "task": task}); !errors.As(err, &rerr) || rerr.Code != -32602 {
+			t.Errorf("task parameter %#v: %v; want -32602 invalid params", task, err)
+		}
+	}
+	huge := startLegacyTask(t, c, "build", map[string]any{"text": "1"}, 1<<62)
+	if huge.TTL == nil || *huge.TTL != 60_000 {
+		t.Errorf("ttl of a task asking 2^62 ms = %v; want the one-minute cap", huge.TTL)
+	}
+	if got := getTask(t, c, huge.TaskID); got.Status != "working" {
+		t.Errorf("status right after creation = %q; want working (not expired)", got.Status)
+	}
+}
