@@ -166,8 +166,9 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	if a.useTUI(flags.noTUI) {
 		// The same chat, shown by the terminal UI: what the chat prints
 		// becomes the UI's notices, the UI's cancels its interrupts.
-		front = a.newTUIFront(ctx, a.openHistory(flags, wsDir), a.chatCommandNames(wsDir), workspacePaths(wsDir))
-		defer front.close()
+		hist := a.openHistory(flags, wsDir)
+		front = a.newTUIFront(ctx, hist, a.chatCommandNames(wsDir), workspacePaths(wsDir))
+		defer a.closeTUIFront(front, hist)
 		b := *a
 		b.Stdout = &noticeWriter{f: front, kind: tui.NoticeOutput}
 		b.Stderr = &noticeWriter{f: front, kind: tui.NoticeInfo}

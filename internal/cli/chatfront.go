@@ -44,6 +44,18 @@ func (a *App) openHistory(flags *commonFlags, wsDir string) *tui.History {
 	return h
 }
 
+// closeTUIFront ends the chat UI and then, on the real stderr (the UI
+// has given the terminal back), says what went wrong on the way: the
+// UI's own failure and an input history that could not be stored.
+func (a *App) closeTUIFront(front *tuiFront, hist *tui.History) {
+	if err := front.close(); err != nil {
+		fmt.Fprintf(a.Stderr, "rein: the chat UI failed: %s\n", termsafe.Line(err.Error()))
+	}
+	if err := hist.Err(); err != nil {
+		fmt.Fprintf(a.Stderr, "rein: warning: the input history was not saved: %s\n", termsafe.Line(err.Error()))
+	}
+}
+
 // maxCompletions bounds the paths one Tab lists.
 const maxCompletions = 200
 

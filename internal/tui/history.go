@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,25 @@ type History struct {
 	path    string
 	mu      sync.Mutex
 	entries []string
+	err     error // the first failure to store an entry
+}
+
+// Err reports the first failure to store the history since it was
+// opened (the entries stay in memory for the session), or nil.
+func (h *History) Err() error {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// failed records a storage failure, keeping the first.
+func (h *History) failed(err error) {
+	if err != nil && h.err == nil {
+		h.err = fmt.Errorf("input history %s: %w", h.path, err)
+	}
 }
 
 // OpenHistory loads the history at path; a missing file is an empty
@@ -87,23 +107,29 @@ func (h *History) Add(e string) {
 	}
 	if len(h.entries) > 2*maxHistory {
 		h.entries = h.entries[len(h.entries)-maxHistory:]
-		h.rewrite()
+		h.failed(h.rewrite())
 		return
 	}
+	h.failed(h.append(e))
+}
+
+// append stores one entry at the end of the file.
+func (h *History) append(e string) error {
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
-		return
+		return err
 	}
 	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
-		return
+		return err
 	}
-	defer f.Close()
-	line, _ := json.Marshal(e)
-	f.Write(append(line, '\n'))
+	line, _ := json.Marshal(e) // a string always marshals
+	_, err = f.Write(append(line, '\n'))
+	return errors.Join(err, f.Close())
 }
 
-// rewrite stores the entries kept, replacing the file.
-func (h *History) rewrite() {
+// rewrite stores the entries kept, replacing the file; a failed rewrite
+// leaves the old file and no temporary one.
+func (h *History) rewrite() error {
 	var b strings.Builder
 	for _, e := range h.entries {
 		line, _ := json.Marshal(e)
@@ -111,7 +137,12 @@ func (h *History) rewrite() {
 		b.WriteByte('\n')
 	}
 	tmp := h.path + ".tmp"
-	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
-		os.Rename(tmp, h.path)
+	err := os.WriteFile(tmp, []byte(b.String()), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, h.path)
 	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
