@@ -72,7 +72,12 @@ func (a *App) newTUIFront(ctx context.Context, history *tui.History, commands []
 				if !ok {
 					return
 				}
-				f.interrupts <- s
+				select {
+				case f.interrupts <- s:
+				case <-f.ended:
+					return
+				default: // four interrupts wait unread already: one more says nothing new
+				}
 			case <-f.ended:
 				return
 			}
@@ -148,6 +153,7 @@ func (f *tuiFront) turnStarted() {
 func (f *tuiFront) close() error {
 	f.prog.Quit()
 	<-f.ended
+	f.queue.close()
 	return f.runErr
 }
 
@@ -173,6 +179,7 @@ type actionQueue struct {
 	mu      sync.Mutex
 	pending []tui.Action
 	wake    chan struct{}
+	closed  bool
 }
 
 func (q *actionQueue) init(deliver func(tui.Action)) {
@@ -196,11 +203,26 @@ func (q *actionQueue) init(deliver func(tui.Action)) {
 
 func (q *actionQueue) push(a tui.Action) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return // the UI has ended: nobody acts on it any more
+	}
 	q.pending = append(q.pending, a)
-	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
 	default:
+	}
+}
+
+// close ends the delivering goroutine once it has delivered what is
+// pending; later pushes are dropped. Deliveries must not block forever
+// (act gives up when the UI has ended).
+func (q *actionQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.closed = true
+		close(q.wake)
 	}
 }
 
