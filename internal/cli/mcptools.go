@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -289,7 +288,11 @@ func (a *App) mcpConfig(servers []mcp.ServerConfig, workspace string, in mcp.Int
 		Interaction:   in,
 		WorkDir:       workspace,
 		Getenv:        a.Getenv,
-		Environ:       os.Environ(),
+		// The App's environment, not the process's: an App given its
+		// own (a test, an embedding program) hands servers only that.
+		// One that lists none leaves nil, which the Manager takes as
+		// rein's own (os.Environ), as hooks do.
+		Environ: a.environ(),
 	}
 }
 

@@ -204,21 +204,39 @@ func (sr *sessionRun) choose(ctx context.Context, f *sessionFlags) error {
 
 // startNew creates a fresh session and makes it current.
 func (sr *sessionRun) startNew(ctx context.Context) error {
-	info, err := sr.store.Create(ctx, session.Info{Workspace: sr.workspace, Model: sr.model})
-	if err != nil {
-		return err
-	}
-	j, err := sr.store.Journal(ctx, info.ID)
+	info, j, err := createSession(ctx, sr.store, session.Info{Workspace: sr.workspace, Model: sr.model})
 	if err != nil {
 		return err
 	}
 	if err := sr.attach(agent.NewConversation(info.ID), j); err != nil {
-		return err
+		return errors.Join(err, j.Close(), sr.store.Delete(context.WithoutCancel(ctx), info.ID))
 	}
 	sr.mu.Lock()
 	sr.fresh, sr.appended = true, false
 	sr.mu.Unlock()
 	return nil
+}
+
+// sessionCreator is what createSession needs of a store.
+type sessionCreator interface {
+	Create(ctx context.Context, info session.Info) (session.Info, error)
+	Journal(ctx context.Context, id string) (session.Journal, error)
+	Delete(ctx context.Context, id string) error
+}
+
+// createSession creates a session and opens its journal. When the journal
+// cannot be opened the session is deleted again: one nobody can write to
+// would stay listed, empty, for good.
+func createSession(ctx context.Context, st sessionCreator, info session.Info) (session.Info, session.Journal, error) {
+	info, err := st.Create(ctx, info)
+	if err != nil {
+		return info, nil, err
+	}
+	j, err := st.Journal(ctx, info.ID)
+	if err != nil {
+		return info, nil, errors.Join(err, st.Delete(context.WithoutCancel(ctx), info.ID))
+	}
+	return info, j, nil
 }
 
 // attach makes conv and its journal current and opens its event log.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
