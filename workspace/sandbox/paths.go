@@ -210,22 +210,36 @@ func hiddenMountsVisible(hidden, writable, visible []string) []mount {
 // hidden.
 var socketRoots = []string{"/run", "/var/run"}
 
-// Bounds on the search for sockets, so start-up stays cheap on a busy
-// host.
-const (
-	maxSocketScan  = 8192 // directory entries looked at
-	maxSocketDepth = 5
-	maxSockets     = 512
-)
+// socketScan bounds the search for sockets, so start-up stays cheap on a
+// busy host. The bounds fail closed: a directory the search does not
+// enter (past the entry budget or the depth) is masked whole with an
+// empty tmpfs, and past maxSockets a socket's directory is masked instead
+// of the socket (bounding bwrap's arguments) — never left reachable.
+type socketScan struct {
+	entries, depth, sockets int
+}
+
+var defaultSocketScan = socketScan{entries: 8192, depth: 5, sockets: 512}
 
 // socketMasks finds the Unix sockets under roots (following no symlink
 // but the roots themselves) and masks each with /dev/null, so a command
 // cannot connect to a daemon outside the sandbox. Sockets inside writable
 // directories belong to the command's own work and are left.
 func socketMasks(roots, writable []string) []mount {
+	return defaultSocketScan.masks(roots, writable)
+}
+
+func (b socketScan) masks(roots, writable []string) []mount {
 	var out []mount
 	seen := map[string]bool{}
-	budget := maxSocketScan
+	dirMasked := map[string]bool{}
+	maskDir := func(dir string) {
+		if !dirMasked[dir] {
+			dirMasked[dir] = true
+			out = append(out, mount{"tmpfs", dir})
+		}
+	}
+	budget, sockets := b.entries, 0
 	for _, root := range roots {
 		real, err := filepath.EvalSymlinks(root)
 		if err != nil || seen[real] {
@@ -234,9 +248,9 @@ func socketMasks(roots, writable []string) []mount {
 		seen[real] = true
 		base := strings.Count(real, string(filepath.Separator))
 		filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
-			budget--
-			if err != nil || budget < 0 || len(out) >= maxSockets {
+			if err != nil {
 				if d != nil && d.IsDir() && p != real {
+					maskDir(p) // unreadable here; what is inside stays unknown
 					return fs.SkipDir
 				}
 				return nil
@@ -247,14 +261,45 @@ func socketMasks(roots, writable []string) []mount {
 				}
 				return nil
 			}
-			if d.IsDir() && strings.Count(p, string(filepath.Separator))-base >= maxSocketDepth {
-				return fs.SkipDir
+			budget--
+			if d.IsDir() {
+				if p != real && (budget < 0 || strings.Count(p, string(filepath.Separator))-base >= b.depth) {
+					maskDir(p)
+					return fs.SkipDir
+				}
+				return nil
 			}
-			if d.Type()&fs.ModeSocket != 0 {
-				out = append(out, mount{"null", p})
+			if d.Type()&fs.ModeSocket == 0 {
+				return nil
 			}
+			if dir := filepath.Dir(p); sockets >= b.sockets && dir != real {
+				maskDir(dir)
+				return fs.SkipDir // the rest of the directory is masked with it
+			}
+			sockets++
+			out = append(out, mount{"null", p})
 			return nil
 		})
 	}
-	return out
+	return dropMasked(out, dirMasked)
+}
+
+// dropMasked leaves out the socket masks inside directories masked whole
+// (bwrap would mount /dev/null into a tmpfs that hides it anyway, or fail
+// to find the path).
+func dropMasked(ms []mount, dirs map[string]bool) []mount {
+	if len(dirs) == 0 {
+		return ms
+	}
+	return slices.DeleteFunc(ms, func(m mount) bool {
+		if m.kind != "null" {
+			return false
+		}
+		for d := filepath.Dir(m.path); d != "/" && d != "."; d = filepath.Dir(d) {
+			if dirs[d] {
+				return true
+			}
+		}
+		return false
+	})
 }
