@@ -58,37 +58,37 @@ func (r *run) maxVerifyAttempts() int {
 // MaxVerifyAttempts failed verifications end it VerificationFailed. A check
 // cut short by the end of the run is not a failure: the run ends as the
 // context says (Cancelled, Deadline).
-func (r *run) verify() (OutcomeKind, error, gateResult) {
+func (r *run) verify() (OutcomeKind, gateResult, error) {
 	v := r.a.cfg.Verifier
 	if v == nil {
-		return "", nil, gatePass
+		return "", gatePass, nil
 	}
 	attempt := r.verifications + 1
 	checks := r.safeChecks(v, attempt)
 	if len(checks) == 0 {
-		return "", nil, gatePass
+		return "", gatePass, nil
 	}
 	r.verifications = attempt
 	var failed []failedCheck
 	for _, ch := range checks {
 		if r.ctx.Err() != nil {
 			kind, err := r.ctxOutcome()
-			return kind, err, gateEnd
+			return kind, gateEnd, err
 		}
 		res, err := r.runCheck(ch, attempt)
 		if err != nil && !errors.Is(err, errStopped) && r.ctx.Err() == nil {
-			return Failed, err, gateEnd
+			return Failed, gateEnd, err
 		}
 		if err != nil || r.ctx.Err() != nil {
 			kind, err := r.ctxOutcome()
-			return kind, err, gateEnd
+			return kind, gateEnd, err
 		}
 		if !res.Passed() {
 			failed = append(failed, failedCheck{name: ch.Name, res: res})
 		}
 	}
 	if len(failed) == 0 {
-		return "", nil, gatePass
+		return "", gatePass, nil
 	}
 	r.failures++
 	limit := r.maxVerifyAttempts()
@@ -99,13 +99,13 @@ func (r *run) verify() (OutcomeKind, error, gateResult) {
 		r.outErr = fmt.Sprintf("verification failed after %s: %s %s\n%s",
 			plural(r.failures, "attempt"), clip(last.name, 200), checkStatus(last.res),
 			headTail(last.res.Output, gateOutcomeHalf))
-		return VerificationFailed, nil, gateEnd
+		return VerificationFailed, gateEnd, nil
 	}
 	r.c.Append(model.UserText(failureMessage(failed, r.failures, limit)))
 	if err := r.emitMessage(); err != nil {
-		return Failed, err, gateEnd
+		return Failed, gateEnd, err
 	}
-	return "", nil, gateRetry
+	return "", gateRetry, nil
 }
 
 // runCheck runs one check between its verify.started and verify.result

@@ -434,7 +434,7 @@ func (r *run) emptyAnswer() (OutcomeKind, error, bool) {
 // the verification gate, then the Stop steering point, decide whether the
 // run is over or goes on.
 func (r *run) finalAnswer(text string) (OutcomeKind, error, bool) {
-	switch kind, err, g := r.verify(); g {
+	switch kind, g, err := r.verify(); g {
 	case gateEnd:
 		return kind, err, true
 	case gateRetry:

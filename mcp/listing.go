@@ -228,9 +228,7 @@ func (s *server) adapt() []tool.Tool {
 		taken[names[r]] = true
 	}
 	if l.caps != nil && l.caps.Resources != nil {
-		for _, rt := range s.resourceTools(taken) {
-			out = append(out, rt)
-		}
+		out = append(out, s.resourceTools(taken)...)
 	}
 	return out
 }

@@ -349,8 +349,3 @@ func (m *Manager) stopAsync(p *process) {
 		p.stop()
 	}()
 }
-
-// startDeadline is when a server's startup window ends.
-func startDeadline(started time.Time, sc ServerConfig) time.Time {
-	return started.Add(sc.StartupTimeout)
-}

@@ -248,6 +248,3 @@ func (p *process) exitSummary() string {
 	}
 	return p.waitErr.Error()
 }
-
-// pid returns the process id, for tests and messages.
-func (p *process) pid() int { return p.cmd.Process.Pid }

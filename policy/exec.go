@@ -341,10 +341,7 @@ func (a *analyzer) inWorkspace(p string) bool {
 // symlinks inside the workspace (`rm -rf h/` with h -> ~ removes the home
 // directory's contents).
 func (a *analyzer) reached(p string) []string {
-	var out []string
-	for _, abs := range a.absPaths(p) {
-		out = append(out, abs)
-	}
+	out := a.absPaths(p)
 	if path.IsAbs(p) {
 		if r := a.resolve(p); r != path.Clean(p) {
 			out = append(out, r)

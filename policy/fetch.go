@@ -227,9 +227,6 @@ func (a *analyzer) copiesDownload(ws []word) {
 	for _, w := range ws[1:] {
 		if w.pathOK && !strings.HasPrefix(w.path, "-") {
 			a.markDownloaded(w.path)
-			if !strings.HasSuffix(w.path, "/") {
-				continue
-			}
 		}
 	}
 	// A copy into a directory keeps the base names.

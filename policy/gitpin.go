@@ -144,9 +144,7 @@ func (a *analyzer) gitStartDirs(ws []word, sub int) []string {
 		if ws[i].text == "-C" && ws[i+1].pathOK {
 			var next []string
 			for _, d := range dirs {
-				for _, p := range a.reachedFrom(d, ws[i+1].path) {
-					next = append(next, p)
-				}
+				next = append(next, a.reachedFrom(d, ws[i+1].path)...)
 			}
 			dirs = next
 			i++

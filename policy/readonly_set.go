@@ -39,7 +39,9 @@ const (
 type operandKind int
 
 const (
-	// noOperands: the command takes none.
+	// noOperands: the command takes none. The zero value: an entry that
+	// names no operand kind has none.
+	//lint:ignore U1000 named for the reader; entries rely on the zero value
 	noOperands operandKind = iota
 	// pathOperands: every operand is a file the command opens or lists.
 	pathOperands

@@ -63,7 +63,8 @@ func examineDSN(path string, busy time.Duration, copied bool) (dsn string, clean
 		// The WAL first: a checkpoint by a live writer between the two
 		// copies then finds its frames in both, never in neither.
 		copyPath := filepath.Join(dir, filepath.Base(path))
-		if err := copyFile(path+"-wal", copyPath+"-wal"); err == nil {
+		err = copyFile(path+"-wal", copyPath+"-wal")
+		if err == nil {
 			err = copyFile(path, copyPath)
 		}
 		if err != nil {

@@ -24,7 +24,8 @@ func TestImages(t *testing.T) {
 		}
 		return kept
 	}
-	if !put(a.ID, "0123456789") || !put(a.ID, "0123456789") {
+	once, again := put(a.ID, "0123456789"), put(a.ID, "0123456789")
+	if !once || !again {
 		t.Fatal("a 10-byte image was not kept (or not deduplicated)")
 	}
 	if put(a.ID, "0123456789A") {

@@ -39,7 +39,7 @@ func spansOf(t *testing.T, cfg telemetry.TracerConfig, text string) tracetest.Sp
 func attrs(kvs []attribute.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -263,7 +263,7 @@ func TestSetupOTLPConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Shutdown(context.Background())
-	if !tr.CaptureContent || strings.Contains(tr.Endpoint, "pw") || tr.Endpoint != fmt.Sprintf("http://127.0.0.1:1/v1/traces") {
+	if !tr.CaptureContent || strings.Contains(tr.Endpoint, "pw") || tr.Endpoint != "http://127.0.0.1:1/v1/traces" {
 		t.Errorf("capture %v endpoint %q; want the opt-in and a clean URL", tr.CaptureContent, tr.Endpoint)
 	}
 }

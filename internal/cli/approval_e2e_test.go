@@ -204,10 +204,10 @@ func TestRunConsoleApprovalOnTerminalIgnoresTypeAhead(t *testing.T) {
 	tm.typ("y")
 	tm.key("Enter")
 	tm.typ("s")
-	s := tm.waitText("Allow?")
+	tm.waitText("Allow?")
 	time.Sleep(800 * time.Millisecond)
 	tm.key("Enter") // "s" with it, had the half-typed s been kept
-	s = tm.waitText("Enter alone does not answer")
+	s := tm.waitText("Enter alone does not answer")
 	if _, err := os.Stat(filepath.Join(e.workspace, "ran-it")); err == nil {
 		t.Fatalf("the command ran on type-ahead:\n%s", s)
 	}

@@ -128,7 +128,8 @@ func TestConfigDefaults(t *testing.T) {
 	if tr.TLSHandshakeTimeout != 3*time.Second {
 		t.Errorf("TLS handshake timeout %s, want the connect timeout 3s", tr.TLSHandshakeTimeout)
 	}
-	if New(Config{ConnectTimeout: 3 * time.Second}).hc != New(Config{ConnectTimeout: 3 * time.Second}).hc {
+	first, second := New(Config{ConnectTimeout: 3 * time.Second}), New(Config{ConnectTimeout: 3 * time.Second})
+	if first.hc != second.hc {
 		t.Error("clients with the same connect timeout must share one pool")
 	}
 }

@@ -194,12 +194,3 @@ func redactSlow(s string) string {
 	}
 	return s
 }
-
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}

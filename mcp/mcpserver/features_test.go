@@ -1,5 +1,7 @@
 package mcpserver
 
+//lint:file-ignore SA1019 logging is declared for clients of the 2025 revisions, which rein supports.
+
 import (
 	"context"
 	"encoding/json"

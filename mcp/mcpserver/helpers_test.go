@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http/httptest"
@@ -200,16 +199,6 @@ func resultText(res *sdk.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// rawJSON marshals v or fails.
-func rawJSON(t testing.TB, v any) json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 var errTest = errors.New("test failure")

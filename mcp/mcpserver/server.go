@@ -24,6 +24,8 @@
 // workspace), and both eras share one HTTP endpoint.
 package mcpserver
 
+//lint:file-ignore SA1019 logging is declared for clients of the 2025 revisions, which rein supports.
+
 import (
 	"context"
 	"crypto/rand"

@@ -86,9 +86,7 @@ func Validate(pattern string) error {
 		return nil
 	}
 	name := normalize(pattern)
-	if strings.HasPrefix(name, "*.") {
-		name = name[2:]
-	}
+	name = strings.TrimPrefix(name, "*.")
 	if name == "" || name == "*" {
 		return fmt.Errorf("%w: %q: name a host (\"docs.example.com\"), a wildcard below a domain (\"*.github.com\"), an IP address or a CIDR prefix", ErrInvalidRule, pattern)
 	}

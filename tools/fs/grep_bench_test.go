@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -34,7 +33,11 @@ var goSearchCases = []goSearchCase{
 // is not there (a binary-only Go install).
 func goSrc(tb testing.TB) string {
 	tb.Helper()
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skipf("no go command to find the Go source tree: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
 	if fi, err := os.Stat(filepath.Join(dir, "go", "ast")); err != nil || !fi.IsDir() {
 		tb.Skipf("no Go source tree at %s", dir)
 	}

@@ -295,8 +295,7 @@ var byteRank = func() (t [256]int) {
 // rescanned for after every hit of a common one.
 type litCursor struct {
 	f      *litFinder
-	n1, n2 int // next positions of b1 and b2 at or after from, -1 for none, -2 unknown
-	from   int
+	n1, n2 int // next positions of b1 and b2, -1 for none, -2 unknown
 }
 
 func (c *litCursor) reset(f *litFinder) {

@@ -105,15 +105,6 @@ func (w *walker) walkDir(ctx context.Context, dir string, depth, maxDepth int, f
 	return nil
 }
 
-// ignoredPath reports whether an explicitly named path is gitignored
-// (itself or through a parent directory).
-func (w *walker) ignoredPath(rel string, isDir bool) bool {
-	if w.noIgnore || rel == "." {
-		return false
-	}
-	return w.ig.Ignored(rel, isDir)
-}
-
 // statDir resolves a tool's optional directory argument, confined to the
 // workspace, and checks it is a directory.
 func statDir(ws *workspace.Workspace, p string) (string, error) {

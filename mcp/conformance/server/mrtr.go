@@ -1,5 +1,7 @@
 package main
 
+//lint:file-ignore SA1019 the conformance scenarios exercise roots, sampling and logging of the 2025 revisions.
+
 import (
 	"context"
 	"fmt"
