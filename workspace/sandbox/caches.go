@@ -315,3 +315,6 @@ func walkFiles(dir string, f func(string, fs.FileInfo)) {
 		return nil
 	})
 }
+
+// FormatSize formats bytes as the limits are shown: "2 GiB", "512 MiB".
+func FormatSize(b int64) string { return sizeString(b) }
