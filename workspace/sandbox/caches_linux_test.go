@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCachesBoundOverHiddenStateDir: a cache directory inside a hidden
+// directory (rein's state directory) is writable inside the namespaces
+// while the rest of that directory stays masked, and Landlock lets the
+// command write it.
+func TestCachesBoundOverHiddenStateDir(t *testing.T) {
+	if _, err := Namespaces(); err != nil {
+		t.Skip(err)
+	}
+	ws, state := t.TempDir(), t.TempDir()
+	secret := filepath.Join(state, "sessions.db")
+	os.WriteFile(secret, []byte("secret"), 0o600)
+	c := Caches{Dir: CacheDir(state, ws), Kinds: []string{CacheGo}}
+	if err := c.Ensure(ws); err != nil {
+		t.Fatal(err)
+	}
+	gocache := filepath.Join(c.Dir, "go-build")
+	p := Policy{Writable: []string{ws}, Hidden: []string{state}, Caches: c.Dirs(), Dir: ws, Visible: []string{ws}}
+	script := "echo hit > " + gocache + "/entry && cat " + secret + " 2>&1; ls -A " + c.Dir
+	l, err := Prepare(p, []string{"sh", "-c", script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("unused")
+	cmd.Env = os.Environ()
+	l.Apply(cmd)
+	out, err := cmd.CombinedOutput()
+	l.Release(cmd.ProcessState)
+	if strings.Contains(string(out), "secret") {
+		t.Errorf("the hidden state directory is readable: %s", out)
+	}
+	if b, rerr := os.ReadFile(filepath.Join(gocache, "entry")); rerr != nil || string(b) != "hit\n" {
+		t.Errorf("the cache was not writable: %v %q (%v)\n%s", rerr, b, err, out)
+	}
+	if got := strings.Fields(string(out)); len(got) == 0 || got[len(got)-1] != "gomod" || strings.Contains(string(out), WorkspaceFile+"\n") {
+		t.Errorf("inside, the cache directory should show the bound kinds only: %s", out)
+	}
+}
