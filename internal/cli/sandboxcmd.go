@@ -86,8 +86,10 @@ func (a *App) cacheDU(f cacheFlags) error {
 	}
 	for _, d := range dirs {
 		u, err := sandbox.DiskUsage(d)
-		if err != nil && !f.all {
-			fmt.Fprintf(a.Stdout, "no caches yet for this workspace (%s)\n", termsafe.Line(d))
+		if err != nil {
+			if !f.all {
+				fmt.Fprintf(a.Stdout, "no caches yet for this workspace (%s)\n", termsafe.Line(d))
+			}
 			continue
 		}
 		name := u.Workspace
