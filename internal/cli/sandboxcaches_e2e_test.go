@@ -146,6 +146,11 @@ func TestSandboxCachesDisabled(t *testing.T) {
 func TestSandboxCacheCommand(t *testing.T) {
 	e := newEnv(t)
 	state := filepath.Join(e.home, "state")
+	p := e.start(t, "sandbox", "cache", "du", "--state-dir", state)
+	p.stdin.Close()
+	if code := p.wait(t, 30*time.Second); code != 0 || !strings.Contains(p.stdout.String(), "no caches yet") {
+		t.Errorf("du before any cache: exit %d\n%s%s", code, p.stdout, p.stderr)
+	}
 	c := sandbox.Caches{Dir: sandbox.CacheDir(state, canonical(t, e.workspace)), Kinds: sandbox.CacheKinds}
 	if err := c.Ensure(canonical(t, e.workspace)); err != nil {
 		t.Fatal(err)
@@ -158,9 +163,9 @@ func TestSandboxCacheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(mod, 0o555) // as the go command leaves it
-	p := e.start(t, "sandbox", "cache", "du", "--state-dir", state)
+	p = e.start(t, "sandbox", "cache", "du", "--all", "--state-dir", state)
 	p.stdin.Close()
-	if code := p.wait(t, 30*time.Second); code != 0 || !strings.Contains(p.stdout.String(), "gomod") || !strings.Contains(p.stdout.String(), "2.9 KiB") {
+	if code := p.wait(t, 30*time.Second); code != 0 || !strings.HasPrefix(p.stdout.String(), canonical(t, e.workspace)+"  2.9 KiB\n") || !strings.Contains(p.stdout.String(), "gomod") || !strings.Contains(p.stdout.String(), "2.9 KiB") {
 		t.Errorf("du: exit %d\n%s%s", code, p.stdout, p.stderr)
 	}
 	p = e.start(t, "sandbox", "cache", "clear", "--state-dir", state, "rust")
