@@ -29,6 +29,7 @@ func (w *Workspace) SandboxPolicy(network bool, dir string) (sandbox.Policy, err
 	return sandbox.Policy{
 		Mode:       w.opts.Sandbox,
 		Writable:   append([]string{w.dir, tmp}, w.opts.SandboxWritable...),
+		Caches:     w.opts.SandboxCaches.Dirs(),
 		Readable:   w.opts.SandboxReadable,
 		Network:    network,
 		Protected:  w.opts.SandboxProtected,

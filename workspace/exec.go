@@ -209,21 +209,16 @@ func (w *Workspace) privateTemp() (string, error) {
 // creating it if needed.
 func (w *Workspace) TempDir() (string, error) { return w.privateTemp() }
 
-// sandboxCaches points the build caches at the private temporary
-// directory when the sandbox would forbid writing where they are: without
-// it `go build` fails to open its cache under ~/.cache. A cache the user
-// made writable ([sandbox] writable) is kept. The caches are not made
+// sandboxCaches points the tool caches at the workspace's persistent
+// caches (Options.SandboxCaches) when the sandbox would forbid writing
+// where they are, and the build caches at the private temporary
+// directory when the persistent ones are off: without either `go build`
+// fails to open its cache under ~/.cache. A cache the user made writable
+// ([sandbox] writable) is kept. The host's own caches are never made
 // writable by default because a poisoned build cache would run code
 // outside the sandbox later. It returns the variables to add to env.
 func (w *Workspace) sandboxCaches(env []string, tmp string) []string {
-	get := func(key string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(key string) string { return lastEnv(env, key) }
 	writable := func(p string) bool {
 		for _, dir := range append([]string{w.dir, tmp}, w.opts.SandboxWritable...) {
 			if rel, err := filepath.Rel(dir, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -231,6 +226,13 @@ func (w *Workspace) sandboxCaches(env []string, tmp string) []string {
 			}
 		}
 		return false
+	}
+	caches := w.opts.SandboxCaches
+	place := func(name, tmpName string) string {
+		if d, ok := caches.Var(name); ok {
+			return d
+		}
+		return filepath.Join(tmp, tmpName)
 	}
 	xdg := get("XDG_CACHE_HOME")
 	if xdg == "" {
@@ -245,10 +247,17 @@ func (w *Workspace) sandboxCaches(env []string, tmp string) []string {
 		// Pin Go's default before XDG_CACHE_HOME may move below.
 		out = append(out, "GOCACHE="+filepath.Join(xdg, "go-build"))
 	case gocache == "" || !writable(gocache):
-		out = append(out, "GOCACHE="+filepath.Join(tmp, "go-build"))
+		out = append(out, "GOCACHE="+place("GOCACHE", "go-build"))
 	}
 	if xdg == "" || !writable(xdg) {
-		out = append(out, "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+		out = append(out, "XDG_CACHE_HOME="+place("XDG_CACHE_HOME", "cache"))
+	}
+	// These have a persistent place only; without one the tool fails
+	// to download or falls back on its own (npm: see SandboxEnv).
+	for _, name := range []string{"GOMODCACHE", "npm_config_cache", "PIP_CACHE_DIR", "CARGO_HOME"} {
+		if d, ok := caches.Var(name); ok && !writable(get(name)) {
+			out = append(out, name+"="+d)
+		}
 	}
 	return out
 }

@@ -102,6 +102,12 @@ type Options struct {
 	// file sizes and open files (zero fields: sandbox.DefaultLimits;
 	// sandbox.Unlimited turns one off). See sandbox.Limits.
 	SandboxLimits sandbox.Limits
+	// SandboxCaches are the workspace's persistent tool caches (Go, npm,
+	// pip, cargo, XDG_CACHE_HOME) that sandboxed commands get instead of
+	// a cache in the private temporary directory, which dies with the
+	// session. The zero value: none. Their directories must exist (see
+	// sandbox.Caches.Ensure).
+	SandboxCaches sandbox.Caches
 
 	// EnvAllow names environment variables kept even though their names
 	// look secret (see ScrubEnv).

@@ -147,6 +147,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
 		SandboxLimits:    sb.limits,
+		SandboxCaches:    workspaceCaches(sb, state, real, a.Stderr),
 		// The session store keeps before-images up to this size for undo
 		// across runs; the journal must hold them until they are stored.
 		JournalFileBytes: session.DefaultMaxImageBytes,

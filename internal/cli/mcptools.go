@@ -201,6 +201,7 @@ func (a *App) serverWorkspace(cfg *config.Config, ws, stateDirFlag, configFile s
 		Sandbox: sb.mode, SandboxReadable: sb.readable, SandboxWritable: sb.writable,
 		SandboxHidden:    a.sandboxHidden(home, stateDir(stateDirFlag, a.Getenv), configFile),
 		SandboxProtected: ro,
+		SandboxCaches:    workspaceCaches(sb, stateDir(stateDirFlag, a.Getenv), real, a.Stderr),
 		Logger:           slog.New(&warningHandler{w: a.Stderr}),
 	})
 }

@@ -18,6 +18,8 @@ import (
 //	writable = ["~/.cache/go-build"]
 //	network = false                # default: off, on with the full preset
 //	limits = { processes = 1024, memory = "4GiB" }   # see limitsSection
+//	caches = ["go", "npm", "pip", "cargo", "xdg"]    # default: all; [] for none
+//	cache_size = "10GiB"           # trim the workspace's caches above it; "off"
 //
 // The workspace and the run's private temporary directory are always
 // readable and writable. Paths may start with ~/; relative paths are taken
@@ -28,6 +30,9 @@ type sandboxSection struct {
 	Writable *[]string      `toml:"writable"`
 	Network  *bool          `toml:"network"`
 	Limits   *limitsSection `toml:"limits"`
+	// Caches and CacheSize: see cachesSection.
+	Caches    *[]string   `toml:"caches"`
+	CacheSize *limitValue `toml:"cache_size"`
 }
 
 // sandboxSettings is the merged sandbox configuration.
@@ -42,6 +47,10 @@ type sandboxSettings struct {
 	noNetwork bool
 	// limits are the merged [sandbox] limits (zero fields: defaults).
 	limits sandbox.Limits
+	// caches are the persistent cache kinds and cacheSize their cap in
+	// bytes (0: none); see mergeCaches.
+	caches    []string
+	cacheSize int64
 	// warnings are project settings that were ignored because they
 	// would loosen the sandbox.
 	warnings []string
@@ -64,7 +73,7 @@ func sandboxRank(m sandbox.Mode) int {
 // readable list, network = false. Its writable list and any loosening
 // are ignored with a warning.
 func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
-	s := sandboxSettings{mode: sandbox.Auto}
+	s := sandboxSettings{mode: sandbox.Auto, caches: sandbox.CacheKinds, cacheSize: sandbox.DefaultCacheSize}
 	for _, sec := range cfg.Sections("sandbox") {
 		var t sandboxSection
 		if err := sec.Decode(&t); err != nil {
@@ -87,6 +96,9 @@ func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
 			return sandboxSettings{}, err
 		}
 		if err := s.mergeLimits(sec, t.Limits); err != nil {
+			return sandboxSettings{}, err
+		}
+		if err := s.mergeCaches(sec, t.Caches, t.CacheSize); err != nil {
 			return sandboxSettings{}, err
 		}
 		if sec.Source.Layer != config.LayerProject {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,6 +120,15 @@ func bwrapArgs(p Policy, writable []string) (args, watch []string) {
 			args = append(args, "--ro-bind", "/dev/null", m.path)
 		}
 	}
+	for _, c := range p.Caches {
+		// Over the masks: the caches live in rein's hidden state
+		// directory, whose other files stay masked. bubblewrap creates
+		// the mount point in the mask's empty tmpfs.
+		c, _ = filepath.Abs(c)
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			args = append(args, "--bind", c, c)
+		}
+	}
 	if p.Dir != "" {
 		args = append(args, "--chdir", p.Dir)
 	}
@@ -138,7 +148,8 @@ func prepareNamespaces(p Policy, cfg childConfig, bwrap, path string, argv []str
 	if err != nil {
 		return Launch{}, fmt.Errorf("sandbox: %w", err)
 	}
-	bargs, watch := bwrapArgs(p, cfg.Writable)
+	// cfg.Writable ends with the caches, which bwrapArgs binds on its own.
+	bargs, watch := bwrapArgs(p, cfg.Writable[:len(cfg.Writable)-len(p.Caches)])
 	args := append([]string{bwrap}, bargs...)
 	args = append(args, "--", "/proc/self/fd/"+strconv.Itoa(exeFD), path)
 	args = append(args, argv...)

@@ -81,6 +81,11 @@ type Policy struct {
 	// workspace and the private temporary directory belong here (first).
 	// Missing entries are ignored.
 	Writable []string
+	// Caches are directories bound writable after the hidden masks, so
+	// that they may lie inside a hidden directory: the workspace's
+	// persistent tool caches under rein's state directory (see Caches).
+	// Missing entries are skipped.
+	Caches []string
 	// Readable directories may be read and executed from (Landlock);
 	// nil means the whole filesystem. Missing entries are ignored.
 	Readable []string
@@ -265,6 +270,13 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 	if cfg.Readable, err = absAll("readable", p.Readable); err != nil {
 		return Launch{}, err
 	}
+	// Landlock lets the command write the caches like any writable
+	// directory; the namespace layer binds them after its masks.
+	caches, err := absAll("cache", p.Caches)
+	if err != nil {
+		return Launch{}, err
+	}
+	cfg.Writable = append(cfg.Writable, caches...)
 	cl, cg, limitWarning := planLimits(p.Limits, nerr == nil)
 	cfg.Limits = cl
 	if cg != nil {
