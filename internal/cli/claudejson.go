@@ -126,6 +126,9 @@ func newResultTracker() *resultTracker {
 
 // observe notes what ev says about the run.
 func (t *resultTracker) observe(ev agent.Event) {
+	if t.start.IsZero() {
+		t.start = time.Now() // a later turn starts with its first event
+	}
 	if t.sessionID == "" {
 		t.sessionID = ev.RunID
 	}
@@ -211,10 +214,24 @@ func (t *resultTracker) result(ex *explainer, out *agent.Outcome, problem string
 	return res
 }
 
-// reset starts the measures of a new turn on the same session.
+// reset starts the measures of a new turn on the same session: its clock
+// starts at its first event, not while the next message is awaited, and
+// its model calls are counted from its own first step.
 func (t *resultTracker) reset() {
-	t.start, t.api, t.denials = time.Now(), 0, nil
+	t.start, t.api, t.denials = time.Time{}, 0, nil
+	t.step, t.last, t.callStart, t.callDone = 0, time.Time{}, time.Time{}, false
 	t.args = map[string]json.RawMessage{}
+}
+
+// presetSession names the session in the result of a run that fails
+// before its first event.
+func presetSession(r renderer, id string) {
+	switch r := r.(type) {
+	case *jsonRenderer:
+		r.t.sessionID = id
+	case *claudeStreamRenderer:
+		r.t.sessionID = id
+	}
 }
 
 // jsonRenderer prints one object when the run ends.

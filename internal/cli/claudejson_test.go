@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -337,16 +336,17 @@ func TestClaudeStreamFlagsRefused(t *testing.T) {
 }
 
 // TestClaudeStreamInputTurns: with stream-json input each turn ends with
-// its own result line, as Claude Code's SDK mode does.
+// its own result line, as Claude Code's SDK mode does; a turn's clock
+// starts with the turn, not while its message was awaited.
 func TestClaudeStreamInputTurns(t *testing.T) {
 	e := newEnv(t)
 	srv := modeltest.NewServer(t, sse(textBody("one")), sse(textBody("two")))
 	p := e.start(t, "run", "--input-format", "stream-json", "--output-format", "stream-json", "--stream-format", "claude", "-e", srv.URL)
-	var in bytes.Buffer
-	for _, m := range []string{"first", "second"} {
-		fmt.Fprintf(&in, `{"type":"user","message":{"role":"user","content":%q}}`+"\n", m)
-	}
-	p.stdin.Write(in.Bytes())
+	send := func(m string) { fmt.Fprintf(p.stdin, `{"type":"user","message":{"role":"user","content":%q}}`+"\n", m) }
+	send("first")
+	waitFor(t, "the first result", 30*time.Second, func() bool { return strings.Contains(p.stdout.String(), `"type":"result"`) })
+	time.Sleep(600 * time.Millisecond)
+	send("second")
 	p.stdin.Close()
 	if code := p.wait(t, 45*time.Second); code != 0 {
 		t.Fatalf("exit %d: %s", code, p.stderr)
@@ -354,6 +354,9 @@ func TestClaudeStreamInputTurns(t *testing.T) {
 	ls := parseClaudeStream(t, p.stdout.String())
 	rs := ofType(ls, "result")
 	if len(rs) != 2 || *rs[0].result.Result != "one" || *rs[1].result.Result != "two" || rs[1].result.SessionID != rs[0].result.SessionID {
-		t.Errorf("results %+v, want one then two on one session\n%s", rs, p.stdout)
+		t.Fatalf("results %+v, want one then two on one session\n%s", rs, p.stdout)
+	}
+	if d := *rs[1].result.DurationMS; d >= 600 || *rs[1].result.NumTurns != 1 {
+		t.Errorf("second turn: duration_ms %d (the wait for its message was 600 ms), num_turns %d", d, *rs[1].result.NumTurns)
 	}
 }

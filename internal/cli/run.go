@@ -238,6 +238,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		progressOut = a.Stdout
 	}
 	equipRenderer(r, cfg, h)
+	presetSession(r, conv.ID())
 	h.children.render(r.event)
 	h.mcp.showProgress(newProgressReporter(progressFormat, progressOut, ex, conv.ID(), nil))
 	var (
