@@ -39,10 +39,11 @@ JSON object per event (and a tool.progress object for each progress report of
 an MCP tool). The json object carries Claude Code's result fields (type,
 subtype, result, is_error, num_turns, usage, …); --stream-format claude
 gives stream-json lines in Claude Code's shape (system/init, assistant,
-user, result), so a parser written for claude -p reads them unchanged. PROMPT "-" reads the prompt from stdin. With --input-format
-stream-json (and stream-json output) stdin carries user messages as JSON
-lines, {"type":"user","message":{"role":"user","content":"…"}}, each run as
-one turn on the same session. MCP servers' questions (elicitation,
+user, result), so a parser written for claude -p reads them unchanged.
+PROMPT "-" reads the prompt from stdin. With --input-format stream-json
+(and stream-json output) stdin carries user messages as JSON lines,
+{"type":"user","message":{"role":"user","content":"…"}}, each run as one
+turn on the same session. MCP servers' questions (elicitation,
 sampling) are declined: nobody is there to answer them.
 
 The model works in the workspace (-C; default the enclosing git repository's
