@@ -81,8 +81,10 @@ type jsonResult struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// jsonUsage is the run's token usage in Claude Code's (Anthropic's)
-// names, as the provider reported the counts.
+// jsonUsage is token usage in Claude Code's (Anthropic's) names.
+// InputTokens is the whole prompt, cached tokens included, with every
+// provider (rein's usage always was; model/anthropic adds the cached
+// tokens back), where Anthropic's input_tokens leaves them out.
 type jsonUsage struct {
 	InputTokens              int `json:"input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
