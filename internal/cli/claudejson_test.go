@@ -210,13 +210,15 @@ func TestClaudeStreamToolRun(t *testing.T) {
 
 // TestClaudeJSONResult: json output (rein -p, as claude -p) is Claude
 // Code's result object with rein's fields beside; a denied call is a
-// permission denial; with prices the cost is computed.
+// permission denial; with prices the cost is computed; cached prompt
+// tokens are cache_read_input_tokens.
 func TestClaudeJSONResult(t *testing.T) {
 	e := newEnv(t)
 	e.writeUserConfig(t, "[model]\ncontext_window = 32768\ninput_price = 3\noutput_price = 15\n")
 	srv := modeltest.NewServer(t,
 		sse(toolBody("call_w", "write_file", `{"path":"x.txt","content":"hi"}`)),
-		sse(textBody("could not write")),
+		// The answer's call reports 12 of its 20 prompt tokens cached.
+		sse(strings.Replace(textBody("could not write"), `"prompt_tokens":20,`, `"prompt_tokens":20,"prompt_tokens_details":{"cached_tokens":12},`, 1)),
 	)
 	code, stdout, stderr := e.runBinary(t, "-p", "--output-format", "json", "--preset", "read-only", "--approve", "never", "-e", srv.URL, "write x.txt")
 	if len(lines(stdout)) != 1 {
@@ -225,7 +227,8 @@ func TestClaudeJSONResult(t *testing.T) {
 	r := parseClaudeResult(t, stdout)
 	out := decodeJSONOut(t, stdout) // rein's own contract, strictly
 	want := (50*3 + 13*15) / 1e6
-	if *r.Result != out.Text || *r.NumTurns != out.Steps || *r.TotalCostUSD != want || r.SessionID != out.SessionID {
+	if *r.Result != out.Text || *r.NumTurns != out.Steps || *r.TotalCostUSD != want || r.SessionID != out.SessionID ||
+		*r.Usage.InputTokens != 50 || *r.Usage.CacheReadInputTokens != 12 || *r.Usage.CacheCreationInputTokens != 0 {
 		t.Errorf("result %+v, rein fields %+v, cost want %v", r, out, want)
 	}
 	if len(r.PermissionDenials) != 1 || r.PermissionDenials[0].ToolName != "write_file" || r.PermissionDenials[0].ToolUseID != "call_w" ||
