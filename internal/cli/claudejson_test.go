@@ -286,34 +286,47 @@ func TestClaudeMaxTurns(t *testing.T) {
 }
 
 // TestClaudeStreamPartialMessages: --include-partial-messages streams the
-// answer as stream_event text deltas before the whole message.
+// answer as stream_event text deltas (and the reasoning as thinking
+// deltas) before the whole message.
 func TestClaudeStreamPartialMessages(t *testing.T) {
 	e := newEnv(t)
-	srv := modeltest.NewServer(t, sse(textBody("fo", "ur")))
+	srv := modeltest.NewServer(t, sse(toolBody("c1", "calculator", `{"expression":"1+1"}`)), sse(textBody("fo", "ur")))
 	code, stdout, stderr := e.runBinary(t, "-p", "--output-format", "stream-json", "--stream-format", "claude", "--include-partial-messages", "-e", srv.URL, "2+2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var text strings.Builder
+	var text, thinking strings.Builder
+	answers := 0
 	for _, l := range parseClaudeStream(t, stdout) {
 		switch l.Type {
 		case "stream_event":
 			var ev struct {
 				Type  string `json:"type"`
-				Delta struct{ Type, Text string }
+				Delta struct{ Type, Text, Thinking string }
 			}
-			if err := json.Unmarshal(l.Event, &ev); err != nil || ev.Type != "content_block_delta" || ev.Delta.Type != "text_delta" {
+			if err := json.Unmarshal(l.Event, &ev); err != nil || ev.Type != "content_block_delta" {
 				t.Fatalf("stream_event %s: %v", l.Event, err)
 			}
-			text.WriteString(ev.Delta.Text)
+			switch ev.Delta.Type {
+			case "text_delta":
+				text.WriteString(ev.Delta.Text)
+			case "thinking_delta":
+				thinking.WriteString(ev.Delta.Thinking)
+			default:
+				t.Fatalf("delta type %q", ev.Delta.Type)
+			}
 		case "assistant":
-			if text.String() != "four" || l.Message.Content[0].Text != "four" {
+			answers++
+			if answers == 1 && (thinking.String() != "I should call a tool." || text.Len() != 0) {
+				t.Errorf("before the tool call: thinking %q, text %q", thinking.String(), text.String())
+			}
+			if answers == 2 && (text.String() != "four" || l.Message.Content[0].Text != "four") {
 				t.Errorf("deltas %q before the message %+v, want four", text.String(), l.Message.Content)
 			}
 		}
 	}
-	if text.String() != "four" {
-		t.Errorf("deltas = %q", text.String())
+	if answers != 2 || text.String() != "four" {
+		t.Errorf("%d answers, deltas %q", answers, text.String())
 	}
 }
 

@@ -46,8 +46,9 @@ func validateStreamFormat(format string, in runInput) error {
 //
 // Secrets are removed as in rein's stream-json: every event goes through
 // redact.Memo before it is shaped, and writeJSONLine scrubs the known
-// values and makes the line terminal-safe. Partial messages (text deltas)
-// go through a secret.Stream per agent, as streamRenderer's do.
+// values and makes the line terminal-safe. Partial messages' text deltas
+// go through a secret.Stream per agent, as streamRenderer's do; thinking
+// deltas are redacted one by one, as rein's reasoning.delta lines are.
 type claudeStreamRenderer struct {
 	w       io.Writer
 	ex      *explainer
@@ -148,6 +149,10 @@ func (r *claudeStreamRenderer) event(ev agent.Event) {
 	r.flushDeltas()
 	ev = r.memo.Event(ev)
 	switch ev.Type {
+	case agent.EventReasoningDelta:
+		if r.partial && ev.Text != "" {
+			r.writeStreamEvent(ev, map[string]string{"type": "thinking_delta", "thinking": ev.Text})
+		}
 	case agent.EventSessionStarted:
 		if ev.AgentPath == "" {
 			r.writeInit(ev)
@@ -303,9 +308,13 @@ func (r *claudeStreamRenderer) writeDelta(ev agent.Event, text string) {
 	if text == "" {
 		return
 	}
-	text = r.memo.String(text)
+	r.writeStreamEvent(ev, map[string]string{"type": "text_delta", "text": r.memo.String(text)})
+}
+
+// writeStreamEvent writes a content_block_delta stream_event.
+func (r *claudeStreamRenderer) writeStreamEvent(ev agent.Event, delta map[string]string) {
 	line := claudeLine{Type: "stream_event", SessionID: ev.RunID, UUID: newUUID(), Event: map[string]any{
-		"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": text},
+		"type": "content_block_delta", "index": 0, "delta": delta,
 	}}
 	if ev.ParentCallID != "" {
 		parent := ev.ParentCallID

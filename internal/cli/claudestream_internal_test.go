@@ -112,7 +112,7 @@ func TestClaudeStreamRedactsSecrets(t *testing.T) {
 		agent.Event{Type: agent.EventTextDelta, RunID: "s1", Text: key[:10]},
 		agent.Event{Type: agent.EventTextDelta, RunID: "s1", Text: key[10:]},
 		assistantEvent("", "", model.TextPart(key), model.ReasoningPart(key, ""),
-			model.ToolCallPart(model.ToolCall{ID: "c", Name: "run_command", Args: json.RawMessage(`{"command":"echo `+key+`"}`)})),
+			model.ToolCallPart(model.ToolCall{ID: "c", Name: "run_command", Args: json.RawMessage(`{"command":"echo ` + key + `"}`)})),
 		agent.Event{Type: agent.EventMessage, RunID: "s1", Message: &model.Message{Role: model.RoleTool, Parts: []model.Part{
 			model.ToolResultPart(model.ToolResult{CallID: "c", Content: key})}}},
 	)
@@ -133,6 +133,7 @@ func FuzzClaudeStream(f *testing.F) {
 		renderClaude(t, true, &agent.Outcome{Kind: agent.Failed, Text: text, Err: result},
 			agent.Event{Type: agent.EventSessionStarted, RunID: "s1"},
 			agent.Event{Type: agent.EventTextDelta, RunID: "s1", Text: delta},
+			agent.Event{Type: agent.EventReasoningDelta, RunID: "s1", Text: text},
 			agent.Event{Type: agent.EventTextDelta, RunID: "s1", AgentPath: "task:c/g", ParentCallID: "c", Text: text},
 			assistantEvent("", "", model.TextPart(text), model.ReasoningPart(delta, result),
 				model.ToolCallPart(model.ToolCall{ID: result, Name: text, Args: json.RawMessage(args)})),
