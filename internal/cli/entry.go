@@ -65,7 +65,7 @@ func (a *App) entryArgs(f *entryFlags) cobra.PositionalArgs {
 		if f.print {
 			return runArgs(&f.common, &f.in, args)
 		}
-		for _, name := range []string{"output-format", "input-format", "command", "skill"} {
+		for _, name := range []string{"output-format", "input-format", "stream-format", "include-partial-messages", "command", "skill"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s is a flag of headless runs: add -p (rein -p --%s … PROMPT), or use rein run", name, name)
 			}

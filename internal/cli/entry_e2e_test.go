@@ -60,8 +60,8 @@ func (e *env) jsonSession(t *testing.T, args ...string) string {
 }
 
 // TestBinaryPrintIsRun: rein -p PROMPT --output-format json prints what
-// rein run PROMPT --output-format json prints (but for the session id and
-// the duration) and sends the model the same request.
+// rein run PROMPT --output-format json prints (but for the session id, the
+// durations and the result's uuid) and sends the model the same request.
 func TestBinaryPrintIsRun(t *testing.T) {
 	srv := modeltest.NewServer(t, sse(textBody("The answer is 4.")), sse(textBody("The answer is 4.")))
 	e := newEnv(t)
@@ -77,8 +77,9 @@ func TestBinaryPrintIsRun(t *testing.T) {
 		if m["session_id"] == "" || m["session_id"] == nil {
 			t.Errorf("rein %q: no session_id in %s", args, res.stdout)
 		}
-		delete(m, "session_id")
-		delete(m, "duration_ms")
+		for _, volatile := range []string{"session_id", "duration_ms", "duration_api_ms", "uuid"} {
+			delete(m, volatile)
+		}
 		return m
 	}
 	run := decode("run", "--output-format", "json", "-e", srv.URL, "what is 2+2")

@@ -35,13 +35,14 @@ var reviewedRaw = map[string]string{
 // UI's frames, mcp serve's JSON-RPC).
 var stdoutTakers = []string{
 	"termsafe.NewWriter", "termsafe.NewJSONWriter",
-	"isTerminal",          // asks, writes nothing
-	"root.SetOut",         // cobra's help and usage: rein's own words
-	"tui.NewProgram",      // the chat UI escapes what it draws (internal/tui)
-	"tui.Pick",            // the session picker escapes its items (TestPickViewEscapes)
-	"newRenderer",         // text mode escapes (render.go), JSON modes use termsafe.JSON
-	"newProgressReporter", // stream-json progress, through termsafe.JSON
-	"srv.ServeStdio",      // mcp serve: JSON-RPC, not a terminal
+	"isTerminal",              // asks, writes nothing
+	"root.SetOut",             // cobra's help and usage: rein's own words
+	"tui.NewProgram",          // the chat UI escapes what it draws (internal/tui)
+	"tui.Pick",                // the session picker escapes its items (TestPickViewEscapes)
+	"newRenderer",             // text mode escapes (render.go), JSON modes use termsafe.JSON
+	"newClaudeStreamRenderer", // Claude-shaped stream-json, through writeJSONLine (termsafe.JSON)
+	"newProgressReporter",     // stream-json progress, through termsafe.JSON
+	"srv.ServeStdio",          // mcp serve: JSON-RPC, not a terminal
 }
 
 // TestPrintersEscapeUntrustedText is a lint over internal/cli: every

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
@@ -29,7 +28,7 @@ type renderer interface {
 func newRenderer(format string, stdout, stderr io.Writer, ex *explainer) renderer {
 	switch format {
 	case formatJSON:
-		return &jsonRenderer{w: stdout, ex: ex, start: time.Now()}
+		return &jsonRenderer{w: stdout, ex: ex, t: newResultTracker()}
 	case formatStreamJSON:
 		return &streamRenderer{w: stdout, ex: ex, memo: &redact.Memo{}}
 	}
@@ -163,71 +162,6 @@ func (r *textRenderer) writeAnswer(s string) {
 func (r *textRenderer) finish(_ *agent.Outcome, _ string) {
 	r.endLine()
 	r.closeVerify()
-}
-
-// jsonRenderer prints one object when the run ends.
-type jsonRenderer struct {
-	w         io.Writer
-	ex        *explainer
-	sessionID string
-	start     time.Time
-	// prices are the model's (per million tokens), 0 when unknown.
-	inputPrice, outputPrice float64
-}
-
-// jsonResult is the `--output-format json` object (public contract).
-type jsonResult struct {
-	SessionID string    `json:"session_id"`
-	Outcome   string    `json:"outcome"`
-	Text      string    `json:"text"`
-	Steps     int       `json:"steps"`
-	Usage     jsonUsage `json:"usage"`
-	ToolCalls int       `json:"tool_calls"`
-	Error     string    `json:"error,omitempty"`
-	// DurationMS is the run's wall time; NumTurns its model calls (as
-	// Claude Code counts turns); IsError is set for any outcome but
-	// complete; TotalCostUSD only when [model] input_price and
-	// output_price are configured.
-	DurationMS   int64    `json:"duration_ms"`
-	NumTurns     int      `json:"num_turns"`
-	IsError      bool     `json:"is_error"`
-	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
-}
-
-type jsonUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-}
-
-func (r *jsonRenderer) event(ev agent.Event) {
-	if r.sessionID == "" {
-		r.sessionID = ev.RunID
-	}
-}
-
-func (r *jsonRenderer) finish(out *agent.Outcome, problem string) {
-	res := jsonResult{SessionID: r.sessionID, Outcome: string(agent.Failed), Error: problem, IsError: true}
-	if !r.start.IsZero() {
-		res.DurationMS = time.Since(r.start).Milliseconds()
-	}
-	if out != nil {
-		res.NumTurns, res.IsError = out.Steps, out.Kind != agent.Complete
-		if r.inputPrice > 0 || r.outputPrice > 0 {
-			cost := (float64(out.Usage.InputTokens)*r.inputPrice + float64(out.Usage.OutputTokens)*r.outputPrice) / 1e6
-			res.TotalCostUSD = &cost
-		}
-		res.Outcome = string(out.Kind)
-		res.Text = r.ex.scrub(out.Text)
-		res.Steps = out.Steps
-		res.ToolCalls = out.ToolCalls
-		res.Usage = jsonUsage{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens}
-		if out.Kind == agent.VerificationFailed && out.Err != "" {
-			// The one-line explanation, then the last check's output
-			// (capped by the loop): what a script needs to see why.
-			res.Error = problem + "\n" + r.ex.scrub(out.Err)
-		}
-	}
-	writeJSONLine(r.w, r.ex, res)
 }
 
 // streamRenderer prints every agent event as one JSON line, with secrets

@@ -36,10 +36,14 @@ func (a *App) runCommand() *cobra.Command {
 The answer streams to stdout; tool activity is shown on stderr. With
 --output-format json rein prints one object at the end; with stream-json, one
 JSON object per event (and a tool.progress object for each progress report of
-an MCP tool). PROMPT "-" reads the prompt from stdin. With --input-format
-stream-json (and stream-json output) stdin carries user messages as JSON
-lines, {"type":"user","message":{"role":"user","content":"…"}}, each run as
-one turn on the same session. MCP servers' questions (elicitation,
+an MCP tool). The json object carries Claude Code's result fields (type,
+subtype, result, is_error, num_turns, usage, …); --stream-format claude
+gives stream-json lines in Claude Code's shape (system/init, assistant,
+user, result), so a parser written for claude -p reads them unchanged.
+PROMPT "-" reads the prompt from stdin. With --input-format stream-json
+(and stream-json output) stdin carries user messages as JSON lines,
+{"type":"user","message":{"role":"user","content":"…"}}, each run as one
+turn on the same session. MCP servers' questions (elicitation,
 sampling) are declined: nobody is there to answer them.
 
 The model works in the workspace (-C; default the enclosing git repository's
@@ -70,6 +74,8 @@ Exit codes: 0 complete, 1 failed, 2 usage error, 3 stopped by a limit,
 // ones: rein run's, which rein -p takes too.
 func registerRunFlags(fs *pflag.FlagSet, format *string, in *runInput) {
 	fs.StringVar(format, "output-format", formatText, "output format: text, json or stream-json")
+	fs.StringVar(&in.streamFormat, "stream-format", streamFormatRein, "event shape of stream-json output: rein (rein's event names) or claude (Claude Code's system/assistant/user/result lines)")
+	fs.BoolVar(&in.partialMessages, "include-partial-messages", false, "with --stream-format claude, also stream the answer's text as stream_event lines")
 	fs.StringVar(&in.inputFormat, "input-format", inputText, "input format: text (the PROMPT) or stream-json (user messages as JSON lines on stdin, one turn each; needs --output-format stream-json)")
 	fs.StringVar(&in.command, "command", "", "run the custom command `NAME` (from .rein/commands, .claude/commands or ~/.config/rein/commands); the arguments after it are its arguments")
 	fs.StringVar(&in.skill, "skill", "", "activate the skill `NAME` for this run: its instructions join the system prompt and its allowed-tools narrow the tools")
@@ -120,6 +126,10 @@ type runInput struct {
 	// inputFormat is --input-format: inputStreamJSON reads the turns'
 	// messages from stdin.
 	inputFormat string
+	// streamFormat is --stream-format, the shape of stream-json lines;
+	// partialMessages adds Claude Code's stream_event text deltas.
+	streamFormat    string
+	partialMessages bool
 }
 
 // streamInput checks --input-format: stream-json needs stream-json
@@ -143,6 +153,9 @@ func (in runInput) streamInput(format string) (bool, error) {
 // run is `rein run`.
 func (a *App) run(ctx context.Context, flags *commonFlags, format string, in runInput) error {
 	if err := validateFormat(format); err != nil {
+		return err
+	}
+	if err := validateStreamFormat(format, in); err != nil {
 		return err
 	}
 	if err := flags.validate(); err != nil {
@@ -217,13 +230,18 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
-	equipRenderer(r, cfg, h)
-	h.children.render(r.event)
-	progressOut := a.Stderr
-	if format == formatStreamJSON {
+	progressFormat, progressOut := format, a.Stderr
+	switch {
+	case in.streamFormat == streamFormatClaude:
+		// Claude Code's stream has no progress lines: they go to stderr.
+		r, progressFormat = newClaudeStreamRenderer(a.Stdout, ex, in.partialMessages), formatText
+	case format == formatStreamJSON:
 		progressOut = a.Stdout
 	}
-	h.mcp.showProgress(newProgressReporter(format, progressOut, ex, conv.ID(), nil))
+	equipRenderer(r, cfg, h)
+	presetSession(r, conv.ID())
+	h.children.render(r.event)
+	h.mcp.showProgress(newProgressReporter(progressFormat, progressOut, ex, conv.ID(), nil))
 	var (
 		out    *agent.Outcome
 		runErr error

@@ -20,8 +20,10 @@ type jsonOut struct {
 	Text      string `json:"text"`
 	Steps     int    `json:"steps"`
 	Usage     struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
+		InputTokens              int `json:"input_tokens"`
+		OutputTokens             int `json:"output_tokens"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	} `json:"usage"`
 	ToolCalls int     `json:"tool_calls"`
 	Error     *string `json:"error"`
@@ -30,6 +32,15 @@ type jsonOut struct {
 	NumTurns     *int     `json:"num_turns"`
 	IsError      *bool    `json:"is_error"`
 	TotalCostUSD *float64 `json:"total_cost_usd"`
+	// Added with issue 21: the rest of Claude Code's result message
+	// (claudejson_test.go checks their values).
+	Type              string            `json:"type"`
+	Subtype           string            `json:"subtype"`
+	Result            string            `json:"result"`
+	DurationAPIMS     *int64            `json:"duration_api_ms"`
+	PermissionDenials []json.RawMessage `json:"permission_denials"`
+	UUID              string            `json:"uuid"`
+	Errors            []string          `json:"errors"`
 }
 
 func decodeJSONOut(t *testing.T, stdout string) jsonOut {

@@ -199,6 +199,9 @@ func equipRenderer(r renderer, cfg *config.Config, h *harness) {
 	case *streamRenderer:
 		r.sc = harnessStreamContext(modelInfo{model: cfg.Model.Model, provider: cfg.Model.Provider}, h)
 	case *jsonRenderer:
-		r.inputPrice, r.outputPrice = cfg.Model.InputPrice, cfg.Model.OutputPrice
+		r.t.inputPrice, r.t.outputPrice = cfg.Model.InputPrice, cfg.Model.OutputPrice
+	case *claudeStreamRenderer:
+		r.sc = harnessStreamContext(modelInfo{model: cfg.Model.Model, provider: cfg.Model.Provider}, h)
+		r.t.inputPrice, r.t.outputPrice = cfg.Model.InputPrice, cfg.Model.OutputPrice
 	}
 }

@@ -117,13 +117,13 @@ func TestStreamJSONErrorLine(t *testing.T) {
 }
 
 // TestJSONResultFields: json output adds duration_ms, num_turns, is_error
-// and, with prices configured, total_cost_usd.
+// and total_cost_usd: 0 without prices, computed with them.
 func TestJSONResultFields(t *testing.T) {
 	e := newEnv(t)
 	srv := modeltest.NewServer(t, sse(textBody("four")), sse(textBody("five")))
 	res := e.run(t, "run", "--output-format", "json", "-e", srv.URL, "2+2")
 	out := decodeJSONOut(t, res.stdout)
-	if out.DurationMS == nil || *out.DurationMS < 0 || out.NumTurns == nil || *out.NumTurns != 1 || out.IsError == nil || *out.IsError || out.TotalCostUSD != nil {
+	if out.DurationMS == nil || *out.DurationMS < 0 || out.NumTurns == nil || *out.NumTurns != 1 || out.IsError == nil || *out.IsError || out.TotalCostUSD == nil || *out.TotalCostUSD != 0 {
 		t.Errorf("json without prices: %s", res.stdout)
 	}
 	// textBody reports 20 input and 1 output tokens.
