@@ -71,7 +71,13 @@ func loadClaudePerms(ws, home string) claudePerms {
 	if home != "" {
 		cp.user = read(home, userClaudeSettings, "~/"+filepath.ToSlash(userClaudeSettings), true)
 	}
+	// In the home directory itself, .claude/settings.json is the user's
+	// own file, not a repository's.
+	inHome := home != "" && canonicalDir(home) == canonicalDir(ws)
 	for _, name := range claudeSettingsFiles {
+		if inHome && name == userClaudeSettings {
+			continue
+		}
 		if f := read(ws, name, filepath.ToSlash(name), false); f != nil {
 			cp.project = append(cp.project, *f)
 		}

@@ -124,3 +124,14 @@ func TestPolicyToolsClaudeMCPNames(t *testing.T) {
 		t.Errorf("rules = %q, want %q", strings.Join(names, " "), want)
 	}
 }
+
+// TestLoadClaudePermsInHome: run in the home directory, the user's file
+// is read once, as the user's, and needs no trust.
+func TestLoadClaudePermsInHome(t *testing.T) {
+	home := t.TempDir()
+	writeSettingsFile(t, home, ".claude/settings.json", `{"permissions":{"allow":["Bash(go test:*)"]}}`)
+	cp := loadClaudePerms(home, home)
+	if cp.user == nil || len(cp.project) != 0 || cp.hasProjectAllow() {
+		t.Fatalf("user %v, project %+v", cp.user != nil, cp.project)
+	}
+}

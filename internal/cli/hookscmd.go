@@ -149,7 +149,9 @@ func (a *App) hooksTrustCommand() *cobra.Command {
 .claude/settings.json, .claude/settings.local.json) and record them as
 trusted, with the contents of the workspace files their commands run. When
 any of it changes, the workspace's hooks run nothing until you trust them
-again.`,
+again. The allow rules of the "permissions" of those settings files are
+trusted too, pinned to the files' whole contents (their deny and ask rules
+need no trust).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.format != formatText {
