@@ -165,3 +165,42 @@ func TestClaudePermsE2EAllowNeverLiftsHardDenial(t *testing.T) {
 		t.Error("the trusted Bash allow did not apply at all: the test proves nothing")
 	}
 }
+
+// TestClaudePermsE2EMCPSpelling: MCP tools named in Claude Code's
+// spelling decide rein's server__tool calls, in a project's
+// .claude/settings.json deny and in a [[policy.tools]] rule of the user.
+func TestClaudePermsE2EMCPSpelling(t *testing.T) {
+	node := interopPeer(t, "node_modules/.bin/node")
+	js := interopPeer(t, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"20s\"\n\n[mcp_servers.everything]\n"+
+		fmt.Sprintf("command = %q\nargs = [%q, \"stdio\"]\n", node, js)+
+		"\n[[policy.tools]]\nname = \"mcp__everything\"\naction = \"allow\"\n")
+	writePermissions(t, e.workspace, map[string][]string{"deny": {"mcp__everything__get-sum"}})
+	srv := modeltest.NewServer(t,
+		sse(twoToolBody("c1", "everything__get-sum", `{"a":19,"b":23}`, "c2", "everything__echo", `{"message":"echoed-7f3a"}`)),
+		sse(textBody("done")),
+	)
+	res := e.invoke("").runFor(t, 2*time.Minute, "run", "--output-format", "stream-json", "--approve", "never", "-e", srv.URL, "use the tools")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", res.code, res.stderr)
+	}
+	got := map[string]decisionLine{}
+	for _, d := range decisions(t, res.stdout) {
+		got[d.Decision.CallID] = d
+	}
+	if d := got["c1"].Decision; d.Action != "deny" || !strings.Contains(d.Reason, ".claude/settings.json") {
+		t.Errorf("get-sum: %s %q, want the project's denial", d.Action, d.Reason)
+	}
+	if d := got["c2"].Decision; d.Action != "allow" {
+		t.Errorf("echo: %s %q, want allowed by the user's mcp__everything rule", d.Action, d.Reason)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	results := toolResults(t, reqs[1].Body)
+	if strings.Contains(results["c1"], "42") || !strings.Contains(results["c2"], "echoed-7f3a") {
+		t.Errorf("results: %q", results)
+	}
+}
