@@ -32,6 +32,11 @@ func (t *Translation) addBash(action, spec, reason string, warn func(string, ...
 	if ok {
 		c := t.config(action)
 		c.Commands = append(c.Commands, policy.CommandRule{Prefix: words, Exact: exact, Action: action, Reason: reason})
+		if action == "deny" && !exact {
+			t.hardDeny(words, reason)
+		} else if wrapper(words) {
+			warn("rein decides the command %s runs, not %s itself; the rule applies to nothing", words[0], words[0])
+		}
 		return
 	}
 	if action == "allow" {
@@ -47,6 +52,19 @@ func (t *Translation) addBash(action, spec, reason string, warn func(string, ...
 	warn("no exact counterpart in rein; applied to every command starting %q", strings.Join(lead, " "))
 	c := t.config(action)
 	c.Commands = append(c.Commands, policy.CommandRule{Prefix: lead, Action: action, Reason: reason})
+	if action == "deny" {
+		t.hardDeny(lead, reason)
+	}
+}
+
+// hardDeny adds a prefix deny as a hard denial too. A command rule
+// matches the command a wrapper runs (`timeout 5 rm x` is decided as
+// `rm x`), so Bash(timeout:*) would never match; a hard denial matches
+// every level, wrappers included, and every value a dynamic word could
+// take. Claude Code's deny is never lifted by an allow or an answer
+// either.
+func (t *Translation) hardDeny(prefix []string, reason string) {
+	t.Tighten.HardDeny = append(t.Tighten.HardDeny, policy.HardDenyRule{Prefix: prefix, Reason: reason})
 }
 
 // bashPattern reads the forms rein represents exactly: the words, and
@@ -116,4 +134,18 @@ func covers(d, a policy.CommandRule) bool {
 		return false
 	}
 	return slices.Equal(d.Prefix, a.Prefix[:len(d.Prefix)])
+}
+
+// wrapper reports whether rein unwraps the command the words start,
+// deciding the command it runs instead (timeout, env, nice, bash -c…).
+func wrapper(words []string) bool {
+	// The arguments a wrapper may want before its command: a duration
+	// (timeout), -c (shells), none (env, nice, nohup).
+	for _, rest := range []string{" true", " 5 true", " -c true"} {
+		an := policy.Analyze(strings.Join(words, " ")+rest, policy.AnalyzeOptions{})
+		if len(an.Commands) > 0 && len(an.Commands[0].Via) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -109,6 +109,8 @@ func TestTranslateWarns(t *testing.T) {
 		{"mcp__a__b(x)", "deny", "no specifier", 0, 0},
 		{"mcp__", "deny", "not an MCP rule", 0, 0},
 		{"Read(~/x)", "deny", "home directory is not known", 0, 0},
+		{"Bash(timeout:*)", "ask", "applies to nothing", 0, 1},
+		{"Bash(env:*)", "allow", "applies to nothing", 0, 1},
 	}
 	for _, c := range cases {
 		var r Rules
@@ -182,6 +184,29 @@ func TestDenyWinsLikeClaude(t *testing.T) {
 	}
 	if got := DropCovered(tr.Allow.Commands, policy.Config{Tools: []policy.ToolRule{{Name: "run_command", Action: "ask"}}}); got != nil {
 		t.Errorf("ask Bash leaves %v allowed", got)
+	}
+}
+
+// TestDenyMatchesWrappers: a denied prefix is denied however the command
+// is wrapped or reached, as Claude Code's string prefix would be.
+func TestDenyMatchesWrappers(t *testing.T) {
+	ws := t.TempDir()
+	tr := Translate(Rules{Deny: []string{"Bash(timeout:*)", "Bash(rm:*)", "Bash(git push:*)", "Bash(npm run build)"}}, "s.json", Env{Workspace: ws})
+	if len(tr.Tighten.HardDeny) != 3 {
+		t.Fatalf("hard denials = %+v, want the three prefix rules", tr.Tighten.HardDeny)
+	}
+	e := engine(t, ws, tr, policy.LayerProject)
+	for _, c := range []string{"timeout 5 ls", "env A=1 rm x", "timeout 5 rm x", "nice -n 5 rm x", "bash -c 'rm x'", "/bin/rm x",
+		"git -C . push origin main", "npm run build", "echo ok; rm -f x"} {
+		if d := e.Decide(context.Background(), call(specRun, "command", c)); d.Action != policy.Deny {
+			t.Errorf("%q: %v (%s), want deny", c, d.Action, d.Reason)
+		}
+	}
+	if d := e.Decide(context.Background(), call(specRun, "command", "x=rm; $x y")); d.Action == policy.Allow {
+		t.Errorf("a dynamic spelling of rm is allowed: %s", d.Reason)
+	}
+	if d := e.Decide(context.Background(), call(specRun, "command", "npm run build --prod")); d.Action == policy.Deny {
+		t.Errorf("the exact rule denies a longer command: %s", d.Reason)
 	}
 }
 

@@ -39,7 +39,9 @@ func (t Translation) Empty() bool {
 	return configEmpty(t.Tighten) && configEmpty(t.Allow) && len(t.NetAllow)+len(t.NetDeny) == 0
 }
 
-func configEmpty(c policy.Config) bool { return len(c.Tools)+len(c.Commands)+len(c.Paths) == 0 }
+func configEmpty(c policy.Config) bool {
+	return len(c.Tools)+len(c.Commands)+len(c.Paths)+len(c.HardDeny) == 0
+}
 
 // toolNames are rein's tools for each of Claude Code's tool names, as a
 // rule naming the whole tool means it. Claude Code applies Edit rules to
