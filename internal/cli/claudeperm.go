@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/policy/claudeperm"
 	"github.com/reinharness/rein/policy/netrules"
@@ -242,4 +244,21 @@ func (a *App) trustPermissionsCmd(cp claudePerms, ws, stateDirFlag string) error
 	}
 	fmt.Fprintln(a.Stdout, "  they lift rein's questions, never a hard denial nor a deny or ask rule; any change to the file asks for trust again")
 	return nil
+}
+
+// listPermissions adds to rein hooks list the allow rules of the
+// workspace's Claude Code settings, which need the same trust.
+func (a *App) listPermissions(out io.Writer, cp claudePerms, ws, stateDirFlag string) {
+	if !cp.hasProjectAllow() {
+		return
+	}
+	runs := "yes"
+	if st := cp.status(permissionsStore(stateDir(stateDirFlag, a.Getenv)), ws); !st.Trusted {
+		runs = "no: " + untrustedWhy(st)
+	}
+	for _, f := range cp.project {
+		for _, r := range f.rules.Allow {
+			fmt.Fprintf(out, "Permission\t-\tproject\t%s\t-\tallow %s\t%s\n", termsafe.Line(runs), termText(r, 400), termText(f.name, 200))
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,9 +99,15 @@ func TestClaudePermsE2EAllowAfterTrust(t *testing.T) {
 		t.Errorf("no warning saying how to trust the allow rules:\n%s", res.stderr)
 	}
 
+	if l := h.run(t, "hooks", "list"); !regexp.MustCompile(`(?m)^Permission +- +project +no: not trusted.* +allow Bash\(touch:\*\) +\.claude/settings\.json$`).MatchString(l.stdout) {
+		t.Errorf("hooks list does not show the untrusted allow rule:\n%s%s", l.stdout, l.stderr)
+	}
 	tr := h.run(t, "hooks", "trust")
 	if tr.code != 0 || !strings.Contains(tr.stdout, "allow Bash(touch:*)") {
 		t.Fatalf("hooks trust: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	if l := h.run(t, "hooks", "list"); !regexp.MustCompile(`(?m)^Permission +- +project +yes +- +allow Bash\(touch:\*\)`).MatchString(l.stdout) {
+		t.Errorf("hooks list after trust:\n%s", l.stdout)
 	}
 	res, got, _ = h.permRun(t, one("t2"))
 	if !h.exists("t2") || got["a0"].Decision.Action != "allow" {

@@ -83,7 +83,8 @@ func (a *App) hooksListCommand() *cobra.Command {
 			}
 			all := set.all()
 			out := termsafe.NewWriter(a.Stdout)
-			if len(all.Groups) == 0 && len(set.checks) == 0 {
+			cp := loadClaudePerms(ws, homeDir(a.Getenv))
+			if len(all.Groups) == 0 && len(set.checks) == 0 && !cp.hasProjectAllow() {
 				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
@@ -120,6 +121,7 @@ func (a *App) hooksListCommand() *cobra.Command {
 				}
 				fmt.Fprintf(out, "Verify\t-\tproject\t%s\t%s\t%s\t%s\n", termsafe.Line(runs), c.timeout, termText(c.script, 1<<14), termText(c.source, 200))
 			}
+			a.listPermissions(out, cp, ws, f.stateDir)
 			return nil
 		},
 	}
