@@ -89,7 +89,7 @@ func TestTranslateForms(t *testing.T) {
 func TestTranslateWarns(t *testing.T) {
 	cases := []struct {
 		rule, action, warn string
-		tools, cmds       int
+		tools, cmds        int
 	}{
 		{"Frobnicate", "deny", "knows no tool", 0, 0},
 		{"Bash(", "deny", "not a rule", 0, 0},
