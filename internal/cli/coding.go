@@ -125,11 +125,18 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// trusted MCP servers run, rein's and the shell's configuration when
 	// the workspace holds them), and commands may not change them at all.
 	real := canonicalDir(o.workspace)
+	// Claude Code's permissions: deny and ask at once, a project's allow
+	// once trusted (claudeperm.go).
+	claude := a.claudePermissions(real, home, state)
+	layers = append(layers, claude.layers...)
+	network.Allow = append(network.Allow, claude.network.Allow...)
+	network.Deny = append(network.Deny, claude.network.Deny...)
+	networkWarnings = append(networkWarnings, claude.warnings...)
 	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
 		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
 	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it")...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
-		Workspace: real, Home: home, Layers: layers, Approved: approved, Protected: protected, Network: network,
+		Workspace: real, Home: home, Layers: layers, Approved: trustedApprovals{approved, claude.trusted}, Protected: protected, Network: network,
 	})
 	if err != nil {
 		return nil, err

@@ -24,14 +24,16 @@ Claude Code's: [[hooks.EVENT]] tables in config.toml and the "hooks" object of
 the workspace's .claude/settings.json and .claude/settings.local.json.
 
   rein hooks list     each hook: event, matcher, layer, trusted?, command
-  rein hooks trust    allow the hooks and [verify] checks the workspace defines
+  rein hooks trust    allow the hooks and [verify] checks the workspace defines,
+                      and the allow rules of its .claude/settings*.json permissions
 
 Hooks in your own configuration always run. Hooks the workspace defines
 (.rein/config.toml, .claude/settings*.json) come with the repository and run
 nothing until you trusted them as they are; any change to them, or to the
 workspace scripts they run, asks again. The same holds for the [verify] checks
 a workspace's .rein/config.toml adds, which the policy then decides like the
-agent's commands.
+agent's commands, and for the "permissions" allow rules of its Claude Code
+settings (their deny and ask rules apply at once; see docs/claude-settings.md).
 
 Every hook runs inside rein's sandbox (the workspace writable, its protected
 paths read-only, your secret stores hidden, the session's network). A hook of
@@ -81,7 +83,8 @@ func (a *App) hooksListCommand() *cobra.Command {
 			}
 			all := set.all()
 			out := termsafe.NewWriter(a.Stdout)
-			if len(all.Groups) == 0 && len(set.checks) == 0 {
+			cp := loadClaudePerms(ws, homeDir(a.Getenv))
+			if len(all.Groups) == 0 && len(set.checks) == 0 && !cp.hasProjectAllow() {
 				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
@@ -118,6 +121,7 @@ func (a *App) hooksListCommand() *cobra.Command {
 				}
 				fmt.Fprintf(out, "Verify\t-\tproject\t%s\t%s\t%s\t%s\n", termsafe.Line(runs), c.timeout, termText(c.script, 1<<14), termText(c.source, 200))
 			}
+			a.listPermissions(out, cp, ws, f.stateDir)
 			return nil
 		},
 	}
@@ -147,7 +151,9 @@ func (a *App) hooksTrustCommand() *cobra.Command {
 .claude/settings.json, .claude/settings.local.json) and record them as
 trusted, with the contents of the workspace files their commands run. When
 any of it changes, the workspace's hooks run nothing until you trust them
-again.`,
+again. The allow rules of the "permissions" of those settings files are
+trusted too, pinned to the files' whole contents (their deny and ask rules
+need no trust).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.format != formatText {
@@ -157,9 +163,16 @@ again.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			if len(set.project.Groups) == 0 && len(set.checks) == 0 {
+			cp := loadClaudePerms(ws, homeDir(a.Getenv))
+			a.warnHookConfig(cp.warnings)
+			if len(set.project.Groups) == 0 && len(set.checks) == 0 && !cp.hasProjectAllow() {
 				fmt.Fprintln(a.Stdout, "this workspace defines no hooks; hooks in your own config need no trust")
 				return nil
+			}
+			if cp.hasProjectAllow() {
+				if err := a.trustPermissionsCmd(cp, ws, f.stateDir); err != nil {
+					return a.fail(err, nil)
+				}
 			}
 			if len(set.checks) > 0 {
 				if err := a.trustChecksCmd(set.checks, ws, f.stateDir); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/claudeperm"
 	"github.com/reinharness/rein/policy/netrules"
 )
 
@@ -28,6 +29,7 @@ func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
 		if err := pc.Validate(); err != nil {
 			return nil, sec.Errorf(nil, "%v", err)
 		}
+		pc.Tools = withClaudeMCPNames(pc.Tools)
 		kind := policy.LayerUser
 		if sec.Source.Layer == config.LayerProject {
 			kind = policy.LayerProject
@@ -38,6 +40,22 @@ func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
 		layers = append(layers, policy.Layer{Kind: policy.LayerUser, Source: "--preset", Config: policy.Config{Preset: preset}})
 	}
 	return layers, nil
+}
+
+// withClaudeMCPNames adds, for each tool rule naming an MCP tool in
+// Claude Code's spelling (mcp__github__create_issue, mcp__github), the
+// same rule in rein's (github__create_issue, github__*), so rules copied
+// from Claude Code mean what they meant there. The rule as written stays:
+// a server may be named "mcp".
+func withClaudeMCPNames(rules []policy.ToolRule) []policy.ToolRule {
+	out := append([]policy.ToolRule(nil), rules...)
+	for _, r := range rules {
+		if name, ok := claudeperm.ReinToolName(r.Name); ok {
+			r.Name = name
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // stateDir is rein's state directory: --state-dir, else
