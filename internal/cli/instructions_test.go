@@ -138,3 +138,15 @@ func TestChatInitMergesBoth(t *testing.T) {
 		}
 	}
 }
+
+// TestTUIStartupListsInstructions: bare rein on a terminal names the
+// instruction files it loaded, imports marked, before the first prompt.
+func TestTUIStartupListsInstructions(t *testing.T) {
+	srv := modeltest.NewServer(t)
+	e := newEnv(t)
+	writeFiles(t, e.workspace, map[string]string{"AGENTS.md": "rules", "CLAUDE.md": "see @docs/x.md", "docs/x.md": "x"})
+	tm := e.startTerm(t, 120, 30, "-e", srv.URL)
+	tm.waitText("instructions: AGENTS.md, CLAUDE.md, @docs/x.md")
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+}
