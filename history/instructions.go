@@ -205,6 +205,10 @@ func (l *loader) workspaceFile(name string) (source, bool) {
 	case !fi.Mode().IsRegular():
 		return source{}, false
 	}
+	if c := credentialName(l.wsPath, name); c != "" {
+		l.errs = append(l.errs, fmt.Errorf("instructions: refused %s: it leads to a file named like a credential store (%s)", display, quoteIfOdd(c)))
+		return source{}, false
+	}
 	return source{kind: kindWorkspace, display: display, abs: filepath.Join(l.wsPath, name), name: name, info: fi}, true
 }
 

@@ -171,3 +171,40 @@ func TestInstructionImportsCapped(t *testing.T) {
 		t.Errorf("%d files, err %v", len(in.Files), err)
 	}
 }
+
+// TestInstructionCredentialNames: a file named like a credential store —
+// imported, reached through a symlink, or linked under an instruction
+// file's name — is refused, so the repository cannot put a local secret
+// into the model's context.
+func TestInstructionCredentialNames(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".env":              "SECRET_TOKEN=1",
+		"config/id_ed25519": "SECRET key",
+		"AGENTS.md":         "@.env @notes.md @config/id_ed25519 @ok.md",
+		"ok.md":             "fine",
+	})
+	writeFiles(t, home, map[string]string{".claude/.aws/credentials": "SECRET aws"})
+	mustLink(t, ".env", filepath.Join(ws, "notes.md"))
+	mustLink(t, ".env", filepath.Join(ws, "CLAUDE.md"))
+	writeFiles(t, ws, map[string]string{"CLAUDE.local.md": "@~/.claude/.aws/credentials"})
+	in, err := load(t, home, ws, ws)
+	if strings.Contains(in.Text, "SECRET") {
+		t.Fatalf("read a credential:\n%s", in.Text)
+	}
+	if diff := cmp.Diff([]string{"AGENTS.md", "ok.md", "CLAUDE.local.md"}, in.Paths()); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	msg := fmt.Sprint(err)
+	for _, want := range []string{
+		"refused @.env in AGENTS.md: instruction import refused: it is named like a credential store (.env)",
+		"refused @notes.md in AGENTS.md: instruction import refused: it is named like a credential store (.env)",
+		"refused @config/id_ed25519",
+		"refused CLAUDE.md: it leads to a file named like a credential store (.env)",
+		"refused @~/.claude/.aws/credentials in CLAUDE.local.md",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("warnings lack %q:\n%s", want, msg)
+		}
+	}
+}

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // resolve finds the file an @path import of from names. ok is false when
@@ -28,7 +29,7 @@ func (l *loader) resolve(from source, imp string) (source, bool) {
 	}
 	// The workspace first: it usually lies inside the home.
 	if rel, ok := within(l.wsPath, abs); ok && l.ws != nil {
-		return l.stat(from, imp, kindWorkspace, l.ws, l.wsEscape, rel, quoteIfOdd(filepath.ToSlash(rel)), abs)
+		return l.stat(from, imp, kindWorkspace, rel, quoteIfOdd(filepath.ToSlash(rel)), abs)
 	}
 	if rel, ok := within(l.homePath, abs); ok {
 		if from.kind == kindWorkspace && !underClaudeDir(rel) {
@@ -37,7 +38,7 @@ func (l *loader) resolve(from source, imp string) (source, bool) {
 		if l.home == nil {
 			return l.refuse(from, imp, "the home directory cannot be opened")
 		}
-		return l.stat(from, imp, kindHome, l.home, l.homeEscape, rel, displayHome(l.homePath, abs), abs)
+		return l.stat(from, imp, kindHome, rel, displayHome(l.homePath, abs), abs)
 	}
 	return l.refuse(from, imp, "it leads outside the workspace and your home directory")
 }
@@ -49,7 +50,11 @@ func underClaudeDir(rel string) bool {
 }
 
 // stat looks at an import's file through its root.
-func (l *loader) stat(from source, imp string, kind sourceKind, root *os.Root, escape error, rel, display, abs string) (source, bool) {
+func (l *loader) stat(from source, imp string, kind sourceKind, rel, display, abs string) (source, bool) {
+	root, rootPath, escape := l.ws, l.wsPath, l.wsEscape
+	if kind == kindHome {
+		root, rootPath, escape = l.home, l.homePath, l.homeEscape
+	}
 	fi, err := root.Stat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -64,7 +69,30 @@ func (l *loader) stat(from source, imp string, kind sourceKind, root *os.Root, e
 	case !fi.Mode().IsRegular():
 		return l.refuse(from, imp, "it is not a regular file")
 	}
+	if c := credentialName(rootPath, rel); c != "" {
+		return l.refuse(from, imp, "it is named like a credential store ("+quoteIfOdd(c)+")")
+	}
 	return source{kind: kind, display: display, abs: abs, name: rel, info: fi}, true
+}
+
+// credentialName returns the component of a file's path relative to its
+// root, as written or as its symlinks resolve, that is named like a
+// credential store (policy.CredentialComponent), or "": such a file is
+// not read into the model's context, where reading it by a command would
+// ask first.
+func credentialName(rootPath, rel string) string {
+	if c := policy.CredentialComponent(filepath.ToSlash(rel)); c != "" {
+		return c
+	}
+	root, err1 := filepath.EvalSymlinks(rootPath)
+	resolved, err2 := filepath.EvalSymlinks(filepath.Join(rootPath, rel))
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	if r, ok := within(root, resolved); ok {
+		return policy.CredentialComponent(filepath.ToSlash(r))
+	}
+	return ""
 }
 
 func (l *loader) refuse(from source, imp, why string) (source, bool) {

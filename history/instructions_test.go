@@ -160,6 +160,9 @@ func TestLoadInstructionsSymlinks(t *testing.T) {
 
 func mustLink(t *testing.T, target, link string) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
