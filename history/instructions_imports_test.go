@@ -80,20 +80,15 @@ func TestInstructionImportRefusals(t *testing.T) {
 	if !errors.Is(err, ErrImportRefused) || !errors.Is(err, ErrOutsideWorkspace) {
 		t.Fatalf("err = %v", err)
 	}
-	msg := err.Error()
-	for _, want := range []string{
-		"refused @" + abs + " in AGENTS.md: instruction import refused: it leads outside the workspace and your home directory",
+	wantWarnings(t, err,
+		"refused @"+abs+" in AGENTS.md: instruction import refused: it leads outside the workspace and your home directory",
 		"refused @~/.ssh/id.md in AGENTS.md: instruction import refused: a repository's instructions may import from your home directory only under ~/.claude",
 		"refused @../other/notes.md in AGENTS.md",
 		"refused @link.md in AGENTS.md: instruction file leads outside the workspace",
 		"refused @docs in AGENTS.md: instruction import refused: it is not a regular file",
-	} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the warnings lack %q:\n%s", want, msg)
-		}
-	}
+	)
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 6 {
-		t.Errorf("%d warnings, want one per refused import (6):\n%s", n, msg)
+		t.Errorf("%d warnings, want one per refused import (6):\n%s", n, err)
 	}
 	// Without a home, ~/ imports are refused, not resolved elsewhere.
 	in, err = load(t, "", ws, ws)
@@ -115,12 +110,7 @@ func TestInstructionImportCycles(t *testing.T) {
 	if diff := cmp.Diff([]string{"AGENTS.md", "a.md", "b.md"}, in.Paths()); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	msg := fmt.Sprint(err)
-	for _, want := range []string{"refused @a.md in b.md: instruction import refused: it closes a cycle (AGENTS.md → a.md → b.md → a.md)", "refused @AGENTS.md in AGENTS.md"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("warnings lack %q:\n%s", want, msg)
-		}
-	}
+	wantWarnings(t, err, "refused @a.md in b.md: instruction import refused: it closes a cycle (AGENTS.md → a.md → b.md → a.md)", "refused @AGENTS.md in AGENTS.md")
 }
 
 // TestInstructionImportDepth: five hops are followed, the sixth is not.
@@ -195,16 +185,22 @@ func TestInstructionCredentialNames(t *testing.T) {
 	if diff := cmp.Diff([]string{"AGENTS.md", "ok.md", "CLAUDE.local.md"}, in.Paths()); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	msg := fmt.Sprint(err)
-	for _, want := range []string{
+	wantWarnings(t, err,
 		"refused @.env in AGENTS.md: instruction import refused: it is named like a credential store (.env)",
 		"refused @notes.md in AGENTS.md: instruction import refused: it is named like a credential store (.env)",
 		"refused @config/id_ed25519",
 		"refused CLAUDE.md: it leads to a file named like a credential store (.env)",
 		"refused @~/.claude/.aws/credentials in CLAUDE.local.md",
-	} {
+	)
+}
+
+// wantWarnings fails unless err's text holds every one of wants.
+func wantWarnings(t *testing.T, err error, wants ...string) {
+	t.Helper()
+	msg := fmt.Sprint(err)
+	for _, want := range wants {
 		if !strings.Contains(msg, want) {
-			t.Errorf("warnings lack %q:\n%s", want, msg)
+			t.Errorf("the warnings lack %q:\n%s", want, msg)
 		}
 	}
 }
