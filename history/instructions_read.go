@@ -92,7 +92,7 @@ func (l *loader) include(s source, importedBy string, depth int) {
 	if l.full || l.seenFile(s.info) {
 		return
 	}
-	if len(l.out.Files) >= MaxInstructionFiles {
+	if len(l.seen) >= MaxInstructionFiles {
 		l.errs = append(l.errs, fmt.Errorf("instructions: %s not loaded: more than %d instruction files", s.display, MaxInstructionFiles))
 		l.full = true
 		return

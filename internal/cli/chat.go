@@ -30,7 +30,7 @@ sandbox) and adds it and its output to your next message. Commands:
   /model  show the model; /model NAME switches to NAME for the next turns
   /resume pick a stored session of this workspace and continue it;
           /resume N or /resume ID picks directly
-  /init   have the model survey the repository and write AGENTS.md
+  /init   have the model survey the repository and write AGENTS.md or CLAUDE.md
   /diff   show the files changed in this session as a unified diff
   /undo   undo the changes of the last tool call that changed files, also
           of an earlier run of the session; /undo N the last N calls
@@ -38,7 +38,7 @@ sandbox) and adds it and its output to your next message. Commands:
   /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
   /cost   show the session's cost ([model] input_price, output_price)
-  /status show the model, preset, session, context and MCP servers
+  /status show the model, preset, session, context, MCP servers, instructions
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
   /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
