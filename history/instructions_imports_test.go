@@ -128,6 +128,11 @@ func TestInstructionImportDepth(t *testing.T) {
 	if !errors.Is(err, ErrImportRefused) || !strings.Contains(err.Error(), "the imports of d5.md were not followed") {
 		t.Errorf("err = %v", err)
 	}
+	// At the limit, a mention or a file read already is no loss: no warning.
+	writeFiles(t, ws, map[string]string{"d5.md": "level 5 @alice @AGENTS.md @d1.md"})
+	if in, err = load(t, "", ws, ws); err != nil || len(in.Files) != 1+MaxImportDepth {
+		t.Errorf("files %v, err %v", in.Paths(), err)
+	}
 }
 
 // TestInstructionImportsCapped: imports count toward the byte cap and the

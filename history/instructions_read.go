@@ -103,9 +103,8 @@ func (l *loader) include(s source, importedBy string, depth int) {
 		return
 	}
 	imports := scanImports(content)
-	if len(imports) > 0 && depth >= MaxImportDepth {
-		l.errs = append(l.errs, fmt.Errorf("instructions: the imports of %s were not followed: %w: they would be more than %d hops deep (%s → %s)",
-			s.display, ErrImportRefused, MaxImportDepth, l.chain(), s.display))
+	if depth >= MaxImportDepth {
+		l.depthLimit(s, imports)
 		return
 	}
 	l.stack = append(l.stack, s)
@@ -121,6 +120,24 @@ func (l *loader) include(s source, importedBy string, depth int) {
 			continue
 		}
 		l.include(t, s.display, depth+1)
+	}
+}
+
+// depthLimit warns that the imports of s, which is MaxImportDepth hops
+// deep, are not followed — when one of them names a file: a mention
+// (@alice), a file read already or a refused path is no news here.
+func (l *loader) depthLimit(s source, imports []string) {
+	n := len(l.errs)
+	found := false
+	for _, imp := range imports {
+		if t, ok := l.resolve(s, imp); ok && !l.seenFile(t.info) {
+			found = true
+		}
+	}
+	l.errs = l.errs[:n]
+	if found {
+		l.errs = append(l.errs, fmt.Errorf("instructions: the imports of %s were not followed: %w: they would be more than %d hops deep (%s → %s)",
+			s.display, ErrImportRefused, MaxImportDepth, l.chain(), s.display))
 	}
 }
 
