@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -67,7 +66,7 @@ func readInitFile(root *os.Root, name string) initFile {
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, 4<<20))
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return initFile{}
 	}
 	return initFile{
@@ -76,6 +75,9 @@ func readInitFile(root *os.Root, name string) initFile {
 		importsAgents: strings.TrimSpace(string(data)) == "@"+history.InstructionsFile,
 	}
 }
+
+// differs reports whether the file was created, removed or changed.
+func (f initFile) differs(g initFile) bool { return f.exists != g.exists || f.sum != g.sum }
 
 func boolInt(b bool) int {
 	if b {
@@ -121,9 +123,12 @@ func (s *chatSession) initCommand(ctx context.Context) (bool, int) {
 	fmt.Fprintln(s.app.Stderr, notice)
 	quit, code := s.turn(ctx, prompt, nil)
 	after := readInitState(dir)
-	fmt.Fprintln(s.app.Stderr, "/init: "+initChange(history.InstructionsFile, before.agents, after.agents)+"; "+
-		initChange(history.ClaudeInstructionsFile, before.claude, after.claude)+
-		" (the new text applies from the next session)")
+	report := "/init: " + initChange(history.InstructionsFile, before.agents, after.agents) + "; " +
+		initChange(history.ClaudeInstructionsFile, before.claude, after.claude)
+	if before.agents.differs(after.agents) || before.claude.differs(after.claude) {
+		report += " (the new text applies from the next session)"
+	}
+	fmt.Fprintln(s.app.Stderr, report)
 	return quit, code
 }
 
@@ -136,7 +141,7 @@ func initChange(name string, before, after initFile) string {
 		return fmt.Sprintf("%s created (%s)", name, plural(after.lines, "line"))
 	case !after.exists:
 		return name + " removed"
-	case before.sum == after.sum:
+	case !before.differs(after):
 		return name + " unchanged"
 	case after.importsAgents:
 		return fmt.Sprintf("%s replaced by the line @%s (was %s)", name, history.InstructionsFile, plural(before.lines, "line"))

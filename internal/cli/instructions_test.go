@@ -131,7 +131,7 @@ func TestChatInitMergesBoth(t *testing.T) {
 		"/init: AGENTS.md updated (1 → 2 lines); CLAUDE.md replaced by the line @AGENTS.md (was 2 lines)",
 		// The second /init sees CLAUDE.md importing AGENTS.md: one file.
 		"/init: asking the model to update AGENTS.md\n",
-		"/init: AGENTS.md unchanged; CLAUDE.md unchanged",
+		"/init: AGENTS.md unchanged; CLAUDE.md unchanged\n",
 	} {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
