@@ -150,3 +150,28 @@ func TestTUIStartupListsInstructions(t *testing.T) {
 	tm.key("C-d")
 	tm.waitText("REIN-EXITED 0")
 }
+
+// TestChatImportedInstructionsSurviveCompact: after /compact the next
+// request still carries the imported instructions in its system prompt.
+func TestChatImportedInstructionsSurviveCompact(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[context]\nkeep_recent = 2\n")
+	writeFiles(t, e.workspace, map[string]string{"CLAUDE.md": "@docs/rules.md", "docs/rules.md": "IMPORTED-RULE: answer in French."})
+	srv := modeltest.NewServer(t,
+		sse(textBody("first answer")),
+		sse(textBody("second answer")),
+		sse(textBody("SUMMARY: two questions.")),
+		sse(textBody("third answer")),
+	)
+	res := e.invoke("first question\nsecond question\n/compact\nthird question\n").run(t, "chat", "-e", srv.URL)
+	if res.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 || !strings.Contains(string(reqs[3].Body), "SUMMARY: two questions.") {
+		t.Fatalf("%d requests; the last did not follow a compaction", len(reqs))
+	}
+	if sys := systemText(t, reqs[3].Body); !strings.Contains(sys, "IMPORTED-RULE: answer in French.") {
+		t.Errorf("the request after /compact lost the imported instructions:\n%s", sys)
+	}
+}
