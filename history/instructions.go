@@ -131,7 +131,9 @@ func LoadInstructions(workspaceRoot, workDir, userConfigDir string, maxBytes int
 // into the home directory (through an os.Root of it), where a workspace
 // file may import only under ~/.claude, since a repository must not pull
 // the user's other files into the model's context. Anything else is
-// refused with ErrImportRefused. Missing files are skipped, as are
+// refused with ErrImportRefused, as is any file whose path, written or
+// resolved, is named like a credential store (policy.CredentialComponent:
+// .env, id_ed25519, .aws, …). Missing files are skipped, as are
 // non-regular files found by name (a directory called AGENTS.md).
 //
 // The text is capped at MaxBytes and at MaxInstructionFiles files: the
