@@ -3,27 +3,39 @@ package history
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
-// InstructionsFile is the name of the instruction files LoadInstructions
-// reads, the convention shared by coding agents.
-const InstructionsFile = "AGENTS.md"
+// The names of the instruction files looked for in each directory from
+// the workspace root down to the working directory, in the order they
+// are read there: AGENTS.md, the convention shared by coding agents,
+// first; then Claude Code's CLAUDE.md and .claude/CLAUDE.md; then
+// CLAUDE.local.md, the user's own notes for the project, last, so that
+// the most personal word comes after the shared ones.
+const (
+	InstructionsFile       = "AGENTS.md"
+	ClaudeInstructionsFile = "CLAUDE.md"
+	LocalInstructionsFile  = "CLAUDE.local.md"
+)
 
-// FallbackInstructionsFile is read in a workspace directory that has no
-// InstructionsFile: Claude Code's name for the same thing, so a
-// repository written for it instructs rein too. A directory with both
-// gives only AGENTS.md, which is the one meant for any agent.
-const FallbackInstructionsFile = "CLAUDE.md"
+// dirInstructionNames are the names read in each directory, in order.
+var dirInstructionNames = []string{
+	InstructionsFile,
+	ClaudeInstructionsFile,
+	filepath.Join(".claude", ClaudeInstructionsFile),
+	LocalInstructionsFile,
+}
 
-// DefaultInstructionsBytes caps the loaded instructions when
-// LoadInstructions is given no cap.
+// DefaultInstructionsBytes caps the loaded instructions, imports
+// included, when no cap is given.
 const DefaultInstructionsBytes = 32 << 10
+
+// MaxInstructionFiles bounds how many files (imports included) one load
+// reads, whatever their size.
+const MaxInstructionFiles = 64
 
 // ErrOutsideWorkspace reports an instruction file in the workspace that is
 // a symlink (or lies under one) leading out of the workspace. It is
@@ -31,134 +43,185 @@ const DefaultInstructionsBytes = 32 << 10
 // follow, a file of the user's choosing elsewhere on the machine.
 var ErrOutsideWorkspace = errors.New("instruction file leads outside the workspace")
 
-// instructionFile is one file to load: where it is shown as coming from
-// and how to open it.
-type instructionFile struct {
-	display string // path in the header and the returned list
-	info    fs.FileInfo
-	open    func() (*os.File, error)
+// ErrImportRefused reports an @path import that was not followed: it
+// leads outside the workspace and the home directory (or, from a
+// repository's file, outside ~/.claude), it closes a cycle, it is nested
+// deeper than MaxImportDepth, or it is not a regular file.
+var ErrImportRefused = errors.New("instruction import refused")
+
+// InstructionSources says where LoadInstructionsFrom looks.
+type InstructionSources struct {
+	// WorkspaceRoot is the root of the workspace (the git root); its files
+	// are read through an os.Root of it. "" skips the workspace.
+	WorkspaceRoot string
+	// WorkDir is the working directory: directories from the root down
+	// to it are searched. Outside the root (or ""), only the root is.
+	WorkDir string
+	// Home is the user's home directory: ~/.claude/CLAUDE.md is the first
+	// file, and @~/ imports resolve in it. "" skips both.
+	Home string
+	// UserConfigDir is rein's own configuration directory; its AGENTS.md
+	// follows ~/.claude/CLAUDE.md. "" skips it.
+	UserConfigDir string
+	// MaxBytes caps the text (DefaultInstructionsBytes when <= 0).
+	MaxBytes int
 }
 
-// LoadInstructions reads the instruction files for a run, to be passed as
-// agent.Config.Instructions: the user's own userConfigDir/AGENTS.md first,
-// then the AGENTS.md (or, where there is none, the CLAUDE.md) of every
-// directory from workspaceRoot down to workDir, the nearer ones later so
-// that they read as refinements. Each
-// file is headed with its path (workspace files relative to the root).
-// files lists what was included, in order.
-//
-// The whole text is capped at maxBytes (DefaultInstructionsBytes when
-// maxBytes <= 0); the file that crosses the cap is cut at a character
-// boundary and a marker says so and how many files were left out.
-//
-// Workspace files are read through an os.Root of workspaceRoot, so a
-// symlinked AGENTS.md (or directory) that leads outside the workspace is
-// refused with ErrOutsideWorkspace; symlinks within it are followed. The
-// user's file is the user's own and may be a symlink anywhere. Missing
-// files, directories named AGENTS.md and other non-regular files are
-// skipped. An empty userConfigDir or workspaceRoot skips that source; a
-// workDir outside the root (or "") loads only the root's file.
-//
-// The text is usable even when err is not nil: err then joins one error
-// per file that was refused or could not be read, so a caller can warn
-// and go on with the rest. Only a workspace root that cannot be opened
-// fails the load as a whole.
+// LoadedFile is one file whose text went into the instructions.
+type LoadedFile struct {
+	// Path is the file as its header names it: relative to the workspace
+	// root for the workspace's files, ~/… for the home's, else absolute.
+	Path string
+	// ImportedBy is the Path of the file whose @path import brought it
+	// in; "" for a file found by its name.
+	ImportedBy string
+	// Cut is set on the file the cap cut short.
+	Cut bool
+}
+
+// Instructions is the result of a load.
+type Instructions struct {
+	// Text is the instructions, each file headed with its path.
+	Text string
+	// Files lists the files in Text, in order.
+	Files []LoadedFile
+	// NotLoaded counts the files found by name that the cap left out
+	// (the imports of those are not counted).
+	NotLoaded int
+	// Truncated is set when the cap cut the text.
+	Truncated bool
+}
+
+// Paths returns the Path of every loaded file, in order.
+func (in *Instructions) Paths() []string {
+	var out []string
+	for _, f := range in.Files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// LoadInstructions is LoadInstructionsFrom with no home directory: the
+// user's userConfigDir/AGENTS.md, then the workspace's files from
+// workspaceRoot down to workDir. files lists the loaded paths.
 func LoadInstructions(workspaceRoot, workDir, userConfigDir string, maxBytes int) (text string, files []string, err error) {
-	if maxBytes <= 0 {
-		maxBytes = DefaultInstructionsBytes
+	in, err := LoadInstructionsFrom(InstructionSources{
+		WorkspaceRoot: workspaceRoot, WorkDir: workDir, UserConfigDir: userConfigDir, MaxBytes: maxBytes,
+	})
+	return in.Text, in.Paths(), err
+}
+
+// LoadInstructionsFrom reads the instruction files for a run, to be
+// passed as agent.Config.Instructions (which no context strategy drops):
+//
+//  1. the user's ~/.claude/CLAUDE.md, then rein's UserConfigDir/AGENTS.md;
+//  2. in every directory from the workspace root down to WorkDir, nearer
+//     ones later so that they read as refinements: AGENTS.md, CLAUDE.md,
+//     .claude/CLAUDE.md, CLAUDE.local.md.
+//
+// Each file is followed by the files its @path imports name (see
+// scanImports), depth first, up to MaxImportDepth hops. A file reached
+// twice (two names for one file, or imported by two files) is read once,
+// at its first place.
+//
+// Workspace files are read through an os.Root of the root, so a symlink
+// that leads out is refused with ErrOutsideWorkspace; symlinks within it
+// are followed. The user's two files found by name are the user's own and
+// may be symlinks anywhere. Imports are confined: into the workspace, or
+// into the home directory (through an os.Root of it), where a workspace
+// file may import only under ~/.claude, since a repository must not pull
+// the user's other files into the model's context. Anything else is
+// refused with ErrImportRefused, as is any file whose path, written or
+// resolved, is named like a credential store (policy.CredentialComponent:
+// .env, id_ed25519, .aws, …). Missing files are skipped, as are
+// non-regular files found by name (a directory called AGENTS.md).
+//
+// The text is capped at MaxBytes and at MaxInstructionFiles files: the
+// file that crosses the cap is cut at a character boundary, and a marker
+// says so. The result is usable even when err is not nil: err then joins
+// one error per file refused or unreadable, so a caller can warn and go
+// on. Only a workspace root that cannot be opened fails the whole load.
+func LoadInstructionsFrom(src InstructionSources) (*Instructions, error) {
+	l, err := newLoader(src)
+	if err != nil {
+		return &Instructions{}, err
 	}
-	var errs []error
-	var list []instructionFile
-	if userConfigDir != "" {
-		f, err := userInstructions(userConfigDir)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case f != nil:
-			list = append(list, *f)
+	defer l.close()
+	var found []source
+	if src.Home != "" {
+		if s, ok := l.userFile(filepath.Join(src.Home, ".claude", ClaudeInstructionsFile)); ok {
+			found = append(found, s)
 		}
 	}
-	if workspaceRoot != "" {
-		root, err := os.OpenRoot(workspaceRoot)
-		if err != nil {
-			return "", nil, fmt.Errorf("memory: cannot open the workspace %s to read %s files: %w; check -C/--workspace", workspaceRoot, InstructionsFile, err)
+	if src.UserConfigDir != "" {
+		if s, ok := l.userFile(filepath.Join(src.UserConfigDir, InstructionsFile)); ok {
+			found = append(found, s)
 		}
-		defer root.Close()
-		ws, werrs := workspaceInstructions(root, workspaceRoot, workDir)
-		errs = append(errs, werrs...)
-		for _, f := range ws {
-			if !sameAsListed(list, f.info) {
-				list = append(list, f)
+	}
+	if l.ws != nil {
+		for _, dir := range dirsDown(src.WorkspaceRoot, src.WorkDir) {
+			for _, base := range dirInstructionNames {
+				if s, ok := l.workspaceFile(filepath.Join(dir, base)); ok {
+					found = append(found, s)
+				}
 			}
 		}
 	}
-	text, files, rerrs := assemble(list, maxBytes)
-	return text, files, errors.Join(append(errs, rerrs...)...)
+	for i, s := range found {
+		l.pending = len(found) - i - 1
+		l.include(s, "", 0)
+	}
+	return &l.out, errors.Join(l.errs...)
 }
 
-// userInstructions finds dir/AGENTS.md; nil when there is none.
-func userInstructions(dir string) (*instructionFile, error) {
-	path := filepath.Join(dir, InstructionsFile)
+// userFile finds one of the user's own files by its absolute path.
+func (l *loader) userFile(path string) (source, bool) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
+		return source{}, false
 	case err != nil:
-		return nil, fmt.Errorf("memory: cannot read the user instructions %s: %w", path, err)
+		l.errs = append(l.errs, fmt.Errorf("instructions: cannot read the user instructions %s: %w", quoteIfOdd(path), err))
+		return source{}, false
 	case !fi.Mode().IsRegular():
-		return nil, nil
+		return source{}, false
 	}
-	return &instructionFile{display: path, info: fi, open: func() (*os.File, error) { return os.Open(path) }}, nil
+	return source{kind: kindUser, display: displayHome(l.homePath, path), abs: path, info: fi}, true
 }
 
-// workspaceInstructions finds the AGENTS.md files from the root down to
-// workDir through root.
-func workspaceInstructions(root *os.Root, rootPath, workDir string) ([]instructionFile, []error) {
-	// The error os.Root gives for a path that escapes it is not exported;
-	// a path that escapes lexically yields the same sentinel.
-	var escapes error
-	if _, err := root.Stat(".."); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			escapes = pe.Err
-		}
-	}
-	var list []instructionFile
-	var errs []error
-	for _, dir := range dirsDown(rootPath, workDir) {
-		for _, base := range []string{InstructionsFile, FallbackInstructionsFile} {
-			f, found, err := statInstructions(root, rootPath, filepath.Join(dir, base), escapes)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if found {
-				list = append(list, *f)
-			}
-			if found || err != nil {
-				break // a refused AGENTS.md is not replaced by CLAUDE.md
-			}
-		}
-	}
-	return list, errs
-}
-
-// statInstructions looks at one candidate file through root. found is
-// false when it is missing or not a regular file; err reports a refused or
-// unreadable one.
-func statInstructions(root *os.Root, rootPath, name string, escapes error) (*instructionFile, bool, error) {
-	fi, err := root.Stat(name)
+// workspaceFile finds a file by its name relative to the workspace root.
+// Missing and non-regular files are skipped; a refused one is reported.
+func (l *loader) workspaceFile(name string) (source, bool) {
+	fi, err := l.ws.Stat(name)
+	display := quoteIfOdd(filepath.ToSlash(name))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, nil
-	case err != nil && escapes != nil && errors.Is(err, escapes):
-		return nil, false, fmt.Errorf("memory: refused %s: %w (a symlink points out of %s); remove the link or copy the file into the workspace",
-			quoteIfOdd(filepath.ToSlash(name)), ErrOutsideWorkspace, quoteIfOdd(rootPath))
+		return source{}, false
+	case err != nil && l.wsEscape != nil && errors.Is(err, l.wsEscape):
+		l.errs = append(l.errs, fmt.Errorf("instructions: refused %s: %w (a symlink points out of %s); remove the link or copy the file into the workspace",
+			display, ErrOutsideWorkspace, quoteIfOdd(l.wsPath)))
+		return source{}, false
 	case err != nil:
-		return nil, false, fmt.Errorf("memory: cannot read %s in the workspace: %w", quoteIfOdd(filepath.ToSlash(name)), err)
+		l.errs = append(l.errs, fmt.Errorf("instructions: cannot read %s in the workspace: %w", display, err))
+		return source{}, false
 	case !fi.Mode().IsRegular():
-		return nil, false, nil
+		return source{}, false
 	}
-	return &instructionFile{display: filepath.ToSlash(name), info: fi, open: func() (*os.File, error) { return root.Open(name) }}, true, nil
+	if c := credentialName(l.wsPath, name); c != "" {
+		l.errs = append(l.errs, fmt.Errorf("instructions: refused %s: it leads to a file named like a credential store (%s)", display, quoteIfOdd(c)))
+		return source{}, false
+	}
+	return source{kind: kindWorkspace, display: display, abs: filepath.Join(l.wsPath, name), name: name, info: fi}, true
+}
+
+// displayHome shows a path under home as ~/…, others as they are.
+func displayHome(home, path string) string {
+	if home != "" {
+		if rel, ok := within(home, path); ok && rel != "." {
+			return quoteIfOdd("~/" + filepath.ToSlash(rel))
+		}
+	}
+	return quoteIfOdd(path)
 }
 
 // dirsDown returns the directories from the root (".") down to workDir,
@@ -194,6 +257,9 @@ func dirsDown(rootPath, workDir string) []string {
 
 // within returns dir relative to root when dir lies within it.
 func within(root, dir string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
 	r, err1 := filepath.Abs(root)
 	d, err2 := filepath.Abs(dir)
 	if err1 != nil || err2 != nil {
@@ -204,97 +270,4 @@ func within(root, dir string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// sameAsListed reports whether fi is a file already in list (the user's
-// config directory inside the workspace, or two paths to one file).
-func sameAsListed(list []instructionFile, fi fs.FileInfo) bool {
-	for _, f := range list {
-		if os.SameFile(f.info, fi) {
-			return true
-		}
-	}
-	return false
-}
-
-// assemble reads the files in order into one text of at most maxBytes.
-func assemble(list []instructionFile, maxBytes int) (string, []string, []error) {
-	var b strings.Builder
-	var files []string
-	var errs []error
-	for i, f := range list {
-		header := "# Instructions from " + quoteIfOdd(f.display) + "\n\n"
-		sep := ""
-		if b.Len() > 0 {
-			sep = "\n\n"
-		}
-		room := maxBytes - b.Len() - len(sep) - len(header)
-		content, err := readCapped(f, max(room, 0)+1)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if strings.TrimSpace(content) == "" {
-			continue
-		}
-		if len(content) <= room {
-			b.WriteString(sep)
-			b.WriteString(header)
-			b.WriteString(content)
-			files = append(files, f.display)
-			continue
-		}
-		// This file crosses the cap: cut it and say so.
-		mark := truncationMarker(maxBytes, len(list)-i-1)
-		room -= len(mark)
-		if room > 0 {
-			b.WriteString(sep)
-			b.WriteString(header)
-			b.WriteString(cutRunes(content, room))
-			files = append(files, f.display)
-		}
-		if b.Len()+len(mark) <= maxBytes {
-			b.WriteString(mark)
-		}
-		break
-	}
-	return b.String(), files, errs
-}
-
-func truncationMarker(maxBytes, left int) string {
-	m := "\n[rein: instructions truncated to " + strconv.Itoa(maxBytes) + " bytes"
-	if left > 0 {
-		m += "; " + strconv.Itoa(left) + " more " + InstructionsFile + " files not loaded"
-	}
-	return m + "]"
-}
-
-// readCapped reads at most limit bytes of f as valid UTF-8 text, refusing
-// anything that is not a regular file by the time it is opened.
-func readCapped(f instructionFile, limit int) (string, error) {
-	fh, err := f.open()
-	if err != nil {
-		return "", fmt.Errorf("memory: cannot read %s: %w", f.display, err)
-	}
-	defer fh.Close()
-	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("memory: cannot read %s: it is no longer a regular file", f.display)
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, int64(limit)))
-	if err != nil {
-		return "", fmt.Errorf("memory: cannot read %s: %w", f.display, err)
-	}
-	s := strings.TrimPrefix(string(data), "\uFEFF")
-	return strings.ToValidUTF8(s, "\uFFFD"), nil
-}
-
-// quoteIfOdd quotes a path with control characters, so a directory name
-// cannot forge lines in the instructions.
-func quoteIfOdd(p string) string {
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return strconv.Quote(p)
-		}
-	}
-	return p
 }

@@ -3,6 +3,7 @@
 package history
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -47,5 +48,32 @@ func TestLoadInstructionsOddFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"bom/AGENTS.md"}, files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+// TestInstructionImportFIFO: an import of a FIFO is refused without
+// opening it (which would block until a writer came).
+func TestInstructionImportFIFO(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"AGENTS.md": "rules @pipe.md"})
+	if err := syscall.Mkfifo(filepath.Join(ws, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var (
+		in  *Instructions
+		err error
+	)
+	go func() {
+		defer close(done)
+		in, err = LoadInstructionsFrom(InstructionSources{WorkspaceRoot: ws})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("LoadInstructionsFrom blocked on a FIFO import")
+	}
+	if !errors.Is(err, ErrImportRefused) || len(in.Files) != 1 {
+		t.Errorf("files %v, err %v", in.Paths(), err)
 	}
 }

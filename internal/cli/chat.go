@@ -30,7 +30,7 @@ sandbox) and adds it and its output to your next message. Commands:
   /model  show the model; /model NAME switches to NAME for the next turns
   /resume pick a stored session of this workspace and continue it;
           /resume N or /resume ID picks directly
-  /init   have the model survey the repository and write AGENTS.md
+  /init   have the model survey the repository and write AGENTS.md or CLAUDE.md
   /diff   show the files changed in this session as a unified diff
   /undo   undo the changes of the last tool call that changed files, also
           of an earlier run of the session; /undo N the last N calls
@@ -38,7 +38,7 @@ sandbox) and adds it and its output to your next message. Commands:
   /clear  start a new conversation and session (changes stay)
   /usage  show the tokens used in this session
   /cost   show the session's cost ([model] input_price, output_price)
-  /status show the model, preset, session, context and MCP servers
+  /status show the model, preset, session, context, MCP servers, instructions
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
   /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
@@ -146,6 +146,8 @@ type chatSession struct {
 	// status is the exit code the session ends with: that of the last
 	// turn, where a turn the user cancelled counts as success.
 	status int
+	// instructions are the instruction files the agent was given.
+	instructions []history.LoadedFile
 }
 
 // chat is `rein chat`, and bare `rein` with first, when not "", as the
@@ -219,6 +221,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		front: front, preset: string(h.engine.Preset()),
 		perms:   newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
 		decider: h.engine, approver: h.approver,
+		instructions: parts.instructions,
 	}
 	s.warnSkillClashes()
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
@@ -226,6 +229,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
 			modelName(cfg), ex.endpoint, h.ws.Dir(), h.engine.Preset(), s.conv.ID())
+		s.showInstructions()
 	}
 	if res := sr.Resumed(); res != nil {
 		s.announceResumed(res)
@@ -296,7 +300,7 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case line == "/resume" || strings.HasPrefix(line, "/resume "):
 		s.resumeCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/resume")))
 	case line == "/init":
-		return s.turn(ctx, initPrompt, nil)
+		return s.initCommand(ctx)
 	case strings.HasPrefix(line, "!"):
 		s.bangCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "!")))
 	case line == "/exit" || line == "/quit":

@@ -191,6 +191,7 @@ func (s *chatSession) statusCommand() {
 	if m := s.mcpSummary(); m != "" {
 		fmt.Fprintf(w, "MCP servers: %s (/mcp for details)\n", m)
 	}
+	s.showInstructions()
 }
 
 // permissionsCommand is /permissions [rm N].

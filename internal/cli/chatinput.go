@@ -17,22 +17,6 @@ import (
 	"github.com/reinharness/rein/workspace"
 )
 
-// initPrompt is /init's message: what AGENTS.md should hold, so the
-// model surveys before it writes. The write is an ordinary write_file
-// call, decided by the policy and shown for approval with its diff.
-const initPrompt = `Survey this repository and write an AGENTS.md at its root for coding agents working in it.
-
-First look around: the top-level layout, the build and dependency files (go.mod, package.json, Cargo.toml, Makefile, …), the README, CI configuration and an existing AGENTS.md or CLAUDE.md. Read what you need; do not guess.
-
-AGENTS.md should be short (under about 150 lines) and hold what an agent cannot see at a glance:
-- what the project is, in two or three sentences;
-- how to build, run the tests (a single package or test too) and lint, as exact commands;
-- the layout: the main directories and what lives where;
-- conventions: code style, naming, error handling, how tests are written, commit messages;
-- pitfalls: generated files not to edit, slow or flaky tests, required services or environment.
-
-If an AGENTS.md exists, improve it rather than start over, keeping what is still right. Write the file with write_file (or edit_file), then say in one paragraph what you put in it.`
-
 // bangCommand is !command: the user's own command, run as a run_command
 // call — decided by the policy engine and, when it asks, the approver,
 // exactly as a call of the model's would be, and run by the tool in the

@@ -8,6 +8,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 )
@@ -84,11 +85,13 @@ func newContextStrategy(s contextSettings, p model.Provider, modelName string) (
 	return sum, sum
 }
 
-// loadInstructions reads the AGENTS.md files that apply to this run: the
-// user's, then the workspace's from its root down to the current directory
-// (when that is inside the workspace). A file that cannot be read is
-// reported as a warning; the others still apply.
-func (a *App) loadInstructions(workspace string) string {
+// loadInstructions reads the instruction files that apply to this run
+// (history.LoadInstructionsFrom): the user's ~/.claude/CLAUDE.md and
+// rein's own AGENTS.md, then the workspace's from its root down to the
+// current directory (when that is inside the workspace), with their
+// @path imports. A file that cannot be read or is refused is reported as
+// a warning, as is the cap cutting the text; the others still apply.
+func (a *App) loadInstructions(workspace string) *history.Instructions {
 	workDir := workspace
 	if wd, err := a.Getwd(); err == nil {
 		if rel, err := filepath.Rel(workspace, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -99,17 +102,43 @@ func (a *App) loadInstructions(workspace string) string {
 	if p := config.UserConfigPath(a.Getenv); p != "" {
 		userDir = filepath.Dir(p)
 	}
-	text, _, err := history.LoadInstructions(workspace, workDir, userDir, 0)
+	in, err := history.LoadInstructionsFrom(history.InstructionSources{
+		WorkspaceRoot: workspace, WorkDir: workDir, Home: homeDir(a.Getenv), UserConfigDir: userDir,
+	})
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap() // one warning per file
 	}
 	for _, err := range errs {
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(oneLine(err.Error())))
 		}
 	}
-	return text
+	if in.Truncated {
+		fmt.Fprintf(a.Stderr, "rein: warning: the instructions were cut at %d bytes (%d more files not loaded); shorten them or move detail into files the agent can read on demand\n",
+			history.DefaultInstructionsBytes, in.NotLoaded)
+	}
+	return in
+}
+
+// instructionsLine lists the loaded instruction files for the banner and
+// /status, imports marked; "" when there are none.
+func instructionsLine(files []history.LoadedFile) string {
+	if len(files) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, f := range files {
+		p := f.Path
+		if f.ImportedBy != "" {
+			p = "@" + p
+		}
+		if f.Cut {
+			p += " (cut)"
+		}
+		parts = append(parts, p)
+	}
+	return "instructions: " + strings.Join(parts, ", ")
 }
 
 // restoreSummaries gives a resumed conversation's summaries back to the

@@ -71,6 +71,8 @@ type agentParts struct {
 	summarize *history.Summarize
 	// provider is the agent's model provider (MCP sampling uses it too).
 	provider model.Provider
+	// instructions are the instruction files loaded (the banner, /status).
+	instructions []history.LoadedFile
 }
 
 // newAgent wires the configured provider, the harness's tools, policy,
@@ -86,12 +88,13 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		return nil, nil, err
 	}
 	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
+	instructions := a.loadInstructions(h.ws.Dir())
 	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort}
 	ac := agent.Config{
 		Provider:       p,
 		Model:          cfg.Model.Model,
 		System:         h.system,
-		Instructions:   a.loadInstructions(h.ws.Dir()),
+		Instructions:   instructions.Text,
 		Params:         params,
 		Tools:          h.tools,
 		Policy:         h.engine,
@@ -127,5 +130,5 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 	if err != nil {
 		return nil, nil, err
 	}
-	return ag, &agentParts{summarize: sum, provider: p}, nil
+	return ag, &agentParts{summarize: sum, provider: p, instructions: instructions.Files}, nil
 }
