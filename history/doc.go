@@ -1,6 +1,7 @@
-// Package memory holds rein's context strategies — what part of a long
+// Package history holds rein's context strategies — what part of a long
 // conversation is sent on each model call — and the loader of instruction
-// files (AGENTS.md).
+// files (AGENTS.md, CLAUDE.md and their imports). Long-term recall across
+// sessions is package memory.
 //
 // Three strategies implement agent.ContextStrategy:
 //
