@@ -47,6 +47,9 @@ type tuiFront struct {
 	quit      sync.Once
 	ended     chan struct{}
 	runErr    error
+	// onMode is Shift+Tab's handler (chatSession.cycleMode), set once
+	// the session exists.
+	onMode atomic.Pointer[func()]
 }
 
 // newTUIFront starts the UI on the app's terminal.
@@ -111,6 +114,10 @@ func (f *tuiFront) act(ac tui.Action) {
 			case f.interrupts <- os.Interrupt:
 			default:
 			}
+		}
+	case tui.ActionMode:
+		if h := f.onMode.Load(); h != nil {
+			(*h)()
 		}
 	case tui.ActionQuit:
 		if f.cancelled.CompareAndSwap(false, true) {

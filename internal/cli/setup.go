@@ -94,7 +94,7 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		Instructions:   a.loadInstructions(h.ws.Dir()),
 		Params:         params,
 		Tools:          h.tools,
-		Policy:         h.engine,
+		Policy:         h.modes,
 		Approver:       h.approver,
 		MaxSteps:       cfg.Agent.MaxSteps,
 		Timeout:        cfg.Agent.Timeout,

@@ -72,6 +72,11 @@ type Status struct {
 // StatusMsg replaces the status line.
 type StatusMsg Status
 
+// ModeMsg changes the status line's mode (Status.Preset) alone: the
+// front end switches modes on the UI's action queue, outside the chat's
+// goroutine that owns the rest of the status.
+type ModeMsg struct{ Mode string }
+
 // AskMsg tells the UI that a question on screen (an MCP server's form)
 // waits for a line: the next line the user sends goes to Answer instead
 // of being a message. Open false ends that (the question was withdrawn).

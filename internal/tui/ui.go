@@ -167,6 +167,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.retry = msg
 	case StatusMsg:
 		m.status = Status(msg)
+	case ModeMsg:
+		m.status.Preset = msg.Mode
 	case AskMsg:
 		m.asking = msg.Open
 	case SubmitMsg:
