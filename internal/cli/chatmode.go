@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reinharness/rein/agent"
@@ -32,8 +33,9 @@ type chatModes struct {
 	initial, prev policy.Preset
 	// fullOK is set once full was confirmed (or chosen with --preset).
 	fullOK bool
-	// asks numbers the questions put in the UI's dialog.
-	asks int
+	// asks numbers the questions put in the UI's dialog (from the UI's
+	// queue and the chat's goroutine).
+	asks atomic.Int64
 }
 
 func newChatModes(sw *policy.Switch) *chatModes {
@@ -72,17 +74,24 @@ func (m *chatModes) next(cur policy.Preset) policy.Preset {
 // cycleMode is Shift+Tab: the next mode. It runs on the UI's action
 // queue, so it may wait for the confirmation of full.
 func (s *chatSession) cycleMode() {
-	s.setMode(context.Background(), s.modes.next(s.modes.current()))
+	s.switchMode(context.Background(), s.modes.next)
 }
 
 // setMode switches to p, first asking in the UI when p is full and full
 // was not confirmed yet in this session. It reports whether the mode is
 // now p.
 func (s *chatSession) setMode(ctx context.Context, p policy.Preset) bool {
+	return s.switchMode(ctx, func(policy.Preset) policy.Preset { return p })
+}
+
+// switchMode switches to to(the current mode), under the lock so that
+// two quick Shift+Tabs make two steps.
+func (s *chatSession) switchMode(ctx context.Context, to func(policy.Preset) policy.Preset) bool {
 	m := s.modes
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := m.current()
+	p := to(old)
 	if p == old {
 		s.modeNotice(fmt.Sprintf("mode: %s (unchanged)", p))
 		return true
@@ -150,8 +159,7 @@ func (s *chatSession) journalMode(ctx context.Context, p policy.Preset) {
 // confirm asks a yes-or-no question in the UI's dialog and waits for the
 // answer; no when the UI or ctx ends first.
 func (s *chatSession) confirm(ctx context.Context, title, body, yes, no string) bool {
-	s.modes.asks++
-	id := s.modes.asks
+	id := int(s.modes.asks.Add(1))
 	reply := make(chan bool, 1)
 	s.front.send(tui.ConfirmMsg{ID: id, Title: title, Body: body, Yes: yes, No: no, Reply: reply})
 	select {
