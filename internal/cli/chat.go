@@ -128,7 +128,7 @@ type chatSession struct {
 	usage       model.Usage
 	turns       int
 	// front is the terminal UI, nil in line mode; lastInput is the input
-	// tokens of the last request (the context used), preset the policy's.
+	// tokens of the last request (the context used).
 	front     *tuiFront
 	lastInput int
 	// modes is the permission mode (chatmode.go).

@@ -28,12 +28,10 @@ import (
 // workspace with its journal, the coding toolset, the policy and the
 // approver. close releases the workspace.
 type harness struct {
-	ws     *workspace.Workspace
-	tools  *tool.Set
-	engine *policy.Engine
-	// modes decides every call with engine under the session's current
-	// preset: chat's mode switch (chatmode.go) changes it.
-	modes    *policy.Switch
+	ws       *workspace.Workspace
+	tools    *tool.Set
+	engine   *policy.Engine
+	modes    *policy.Switch // engine under the session's current preset (chat's modes, chatmode.go)
 	approver policy.Approver
 	// system is the system prompt: the configured one, or the default
 	// coding prompt.
