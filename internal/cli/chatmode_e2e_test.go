@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinharness/rein/model/modeltest"
 )
@@ -206,5 +207,33 @@ func TestRunPlanPreset(t *testing.T) {
 	show := e.invoke("").run(t, "sessions", "show", "--state-dir", state, "--json", id[1])
 	if !strings.Contains(show.stdout, `"mode.changed"`) || !strings.Contains(show.stdout, `"read-only"`) {
 		t.Errorf("sessions show lacks the mode change: exit %d\n%s\n%s", show.code, show.stdout, show.stderr)
+	}
+}
+
+// TestTUIShiftTabDuringATurn: Shift+Tab works while the model streams,
+// and the call that comes after it is decided under the new mode: from
+// full to plan, the write is refused.
+func TestTUIShiftTabDuringATurn(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		stalledTool("write_file", `{"path":"late.txt","content":"x\n"}`, 3*time.Second),
+		sse(textBody("Refused, so here is the plan.")))
+	e := newEnv(t)
+	tm := e.startTUI(t, 110, 30, "--preset", "full", "-e", srv.URL)
+	tm.waitMode("full")
+	tm.typ("write late.txt")
+	tm.key("Enter")
+	tm.waitText("Let me do that.")
+	tm.key("BTab")
+	tm.waitMode("plan")
+	tm.waitConfirmArmed("Accept the plan?")
+	if _, err := os.Stat(filepath.Join(e.workspace, "late.txt")); err == nil {
+		t.Fatal("the write ran after the switch to plan mode")
+	}
+	tm.typ("n")
+	tm.waitText("mode: still plan")
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+	if h := strings.Join(messageTexts(t, srv.Requests()[1].Body), "\n"); !strings.Contains(h, "plan mode makes no changes") {
+		t.Errorf("the write was not refused by plan mode:\n%s", h)
 	}
 }
