@@ -82,8 +82,11 @@ type EngineConfig struct {
 // bounded resolution of paths inside the workspace (symlinks, globs; see
 // resolve.go).
 type Engine struct {
-	opts     AnalyzeOptions
-	preset   Preset
+	opts   AnalyzeOptions
+	preset Preset
+	// cap is the tightest project preset ("" when no project sets one):
+	// WithPreset keeps the preset at or below it.
+	cap      Preset
 	pool     []*rule // built-in, user and approved project rules
 	tighten  []*rule // project ask and deny rules
 	hard     []hardPrefix
@@ -173,9 +176,16 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 		if l.Config.Preset == "" {
 			continue
 		}
-		if p := Preset(l.Config.Preset); p.rank() < e.preset.rank() {
+		p := Preset(l.Config.Preset)
+		if p == PresetPlan {
+			p = PresetReadOnly // plan is the user's mode (PresetPlan)
+		}
+		if e.cap == "" || p.rank() < e.cap.rank() {
+			e.cap = p
+		}
+		if p.rank() < e.preset.rank() {
 			e.preset = p
-		} else if p != e.preset {
+		} else if p.rank() > e.preset.rank() {
 			e.warn("%s: preset %q ignored: a project can only tighten the policy (the preset is %q)", l.Source, p, e.preset)
 		}
 	}
@@ -235,7 +245,7 @@ func (e *Engine) Workspace() string { return e.opts.Workspace }
 
 // Decide decides one call.
 func (e *Engine) Decide(_ context.Context, c Call) Decision {
-	return e.decide(c, nil)
+	return e.planDecision(c, e.decide(c, nil), nil)
 }
 
 // Step is one step of how the engine reached a decision.
@@ -256,6 +266,6 @@ type Step struct {
 // last of which is the decision itself. It is for debugging policies.
 func (e *Engine) Explain(c Call) []Step {
 	var steps []Step
-	d := e.decide(c, &steps)
+	d := e.planDecision(c, e.decide(c, &steps), &steps)
 	return append(steps, Step{Stage: "decision", Detail: d.Reason, Action: d.Action, Rule: d.Rule})
 }

@@ -25,23 +25,33 @@ const (
 	// command rules, concerns and hard denials; code rein cannot see and
 	// publishing (git push, npm publish, …) still ask.
 	PresetFull Preset = "full"
+	// PresetPlan is a session's plan mode: the read-only preset's
+	// defaults, and no call that could change anything whatever the rules
+	// say (planDecision): the model reads, searches and writes its plan
+	// (todo_write) until the user accepts it. A project layer cannot
+	// impose it (a project's "plan" counts as read-only): it is the
+	// user's mode, left by accepting the plan.
+	PresetPlan Preset = "plan"
 )
+
+// Modes are the presets a chat's Shift+Tab cycles through, in order.
+var Modes = []Preset{PresetReadOnly, PresetEditor, PresetFull, PresetPlan}
 
 // ParsePreset parses a preset name; "" is the default, editor.
 func ParsePreset(s string) (Preset, error) {
 	switch Preset(s) {
 	case "":
 		return PresetEditor, nil
-	case PresetReadOnly, PresetEditor, PresetFull:
+	case PresetReadOnly, PresetEditor, PresetFull, PresetPlan:
 		return Preset(s), nil
 	}
-	return "", fmt.Errorf("unknown preset %q: use read-only, editor or full", s)
+	return "", fmt.Errorf("unknown preset %q: use read-only, editor, full or plan", s)
 }
 
 // rank orders presets by how much they allow.
 func (p Preset) rank() int {
 	switch p {
-	case PresetReadOnly:
+	case PresetReadOnly, PresetPlan:
 		return 0
 	case PresetFull:
 		return 2
@@ -67,6 +77,10 @@ func stricter(a, b verdict) verdict {
 	return a
 }
 
+// readsOnly reports whether the preset denies writes, commands outside
+// the read-only set and the network: read-only and plan.
+func (p Preset) readsOnly() bool { return p == PresetReadOnly || p == PresetPlan }
+
 // Default is the preset's verdict for a tool with the given spec when no
 // rule decides it.
 func (p Preset) Default(spec tool.Spec) (Action, string) {
@@ -81,11 +95,15 @@ func (p Preset) verdictFor(spec tool.Spec) verdict {
 	add := func(a Action, reason string) {
 		v = stricter(v, verdict{action: a, rule: rule, reason: reason})
 	}
-	if e.WritesFiles && p == PresetReadOnly {
+	if e.WritesFiles && p == PresetPlan {
+		add(Deny, planNoChange)
+	} else if e.WritesFiles && p == PresetReadOnly {
 		add(Deny, "the read-only preset does not change files (use --preset editor)")
 	}
 	if e.Exec {
 		switch {
+		case p == PresetPlan:
+			add(Deny, planNoChange)
 		case p == PresetReadOnly:
 			add(Deny, "the read-only preset does not run commands (use --preset editor or full)")
 		case p == PresetEditor:
@@ -95,6 +113,8 @@ func (p Preset) verdictFor(spec tool.Spec) verdict {
 		}
 	}
 	switch {
+	case e.Network && p == PresetPlan:
+		add(Deny, planNoChange)
 	case e.Network && p == PresetReadOnly:
 		add(Deny, "the read-only preset does not use the network (use --preset editor, which asks, or full)")
 	case e.Network && p == PresetEditor:

@@ -52,7 +52,7 @@ var secretNames = []string{
 // commands no rule decides, when every command line of the call is
 // read-only.
 func (e *Engine) readOnlyBase(commands []string, analyses []*Analysis, base verdict, tr *tracer) (verdict, bool) {
-	if base.explicit || base.action == Allow || (e.preset != PresetEditor && e.preset != PresetReadOnly) {
+	if base.explicit || base.action == Allow || (e.preset != PresetEditor && !e.preset.readsOnly()) {
 		return verdict{}, false
 	}
 	if within(e.opts.Home, e.opts.Workspace) {

@@ -39,6 +39,9 @@ sandbox) and adds it and its output to your next message. Commands:
   /usage  show the tokens used in this session
   /cost   show the session's cost ([model] input_price, output_price)
   /status show the model, preset, session, context, MCP servers, instructions
+  /mode   show the permission mode; /mode NAME switches to read-only,
+          editor, full or plan (Shift+Tab cycles them in the chat UI);
+          /mode accept carries out the plan made in plan mode
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
   /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
@@ -125,10 +128,11 @@ type chatSession struct {
 	usage       model.Usage
 	turns       int
 	// front is the terminal UI, nil in line mode; lastInput is the input
-	// tokens of the last request (the context used), preset the policy's.
+	// tokens of the last request (the context used).
 	front     *tuiFront
 	lastInput int
-	preset    string
+	// modes is the permission mode (chatmode.go).
+	modes *chatModes
 	// perms are the grants "always for this project" (/permissions).
 	perms *permissionStore
 	// model, when set by /model, replaces the configured model for the
@@ -218,12 +222,16 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		console: h.console, interactive: interactive, steer: h.steer, children: h.children,
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
-		front: front, preset: string(h.engine.Preset()),
+		front: front, modes: newChatModes(h.modes),
 		perms:   newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
-		decider: h.engine, approver: h.approver,
+		decider: h.modes, approver: h.approver,
 		instructions: parts.instructions,
 	}
 	s.warnSkillClashes()
+	if front != nil {
+		cycle := s.cycleMode
+		front.onMode.Store(&cycle)
+	}
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	s.pushStatus()
 	if s.interactive {
@@ -299,6 +307,8 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		s.modelCommand(strings.TrimSpace(strings.TrimPrefix(line, "/model")))
 	case line == "/resume" || strings.HasPrefix(line, "/resume "):
 		s.resumeCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/resume")))
+	case line == "/mode" || strings.HasPrefix(line, "/mode "):
+		return s.modeCommand(ctx, strings.TrimSpace(strings.TrimPrefix(line, "/mode")))
 	case line == "/init":
 		return s.initCommand(ctx)
 	case strings.HasPrefix(line, "!"):
@@ -417,6 +427,7 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		if ro.Model == "" {
 			ro.Model = s.model
 		}
+		ro.AppendSystem = appendSection(ro.AppendSystem, s.modeSystem())
 		if release != nil {
 			defer release()
 		}
@@ -456,6 +467,9 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		return true, ExitInterrupted
 	}
 	s.status = s.report(out, runErr)
+	if out != nil && out.Kind == agent.Complete {
+		return s.planDone(ctx)
+	}
 	return false, 0
 }
 

@@ -18,7 +18,7 @@ import (
 // builtinCommands are chat's own slash commands, for Tab completion.
 var builtinCommands = []string{
 	"/help", "/diff", "/undo", "/compact", "/clear", "/usage", "/cost", "/status",
-	"/model", "/resume", "/init", "/permissions", "/mcp", "/prompt", "/skills", "/exit",
+	"/model", "/resume", "/init", "/permissions", "/mcp", "/prompt", "/skills", "/mode", "/exit",
 }
 
 // chatCommandNames are the slash commands Tab completes: the built-in
@@ -111,7 +111,7 @@ func (s *chatSession) pushStatus() {
 		return
 	}
 	st := tui.Status{
-		Model: s.currentModel(), Preset: s.preset, Session: s.conv.ID(),
+		Model: s.currentModel(), Preset: s.modeName(), Session: s.conv.ID(),
 		Tokens: fmt.Sprintf("%s in / %s out", humanTokens(s.usage.InputTokens), humanTokens(s.usage.OutputTokens)),
 		Cost:   s.cost(),
 	}
@@ -183,7 +183,7 @@ func (s *chatSession) costCommand() {
 // statusCommand is /status.
 func (s *chatSession) statusCommand() {
 	w := s.app.Stderr
-	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.preset)
+	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.modeName())
 	fmt.Fprintf(w, "session %s in %s, %s\n", s.conv.ID(), s.ws.Dir(), plural(s.turns, "turn"))
 	if win := s.cfg.Model.ContextWindow; win > 0 {
 		fmt.Fprintf(w, "context: %d of %d tokens in the last request\n", s.lastInput, win)

@@ -39,6 +39,9 @@ type tuiFront struct {
 	// answer an open question; both end with the session.
 	msgs, answers chan inputLine
 	queue         actionQueue
+	// modeQueue takes Shift+Tab apart from queue, where a message sent
+	// during a turn waits for the chat: a mode switch must not wait.
+	modeQueue actionQueue
 	// interrupts merges the process's signals with the UI's cancels.
 	interrupts chan os.Signal
 	// cancelled is set once the running turn was cancelled: a second Esc
@@ -47,6 +50,9 @@ type tuiFront struct {
 	quit      sync.Once
 	ended     chan struct{}
 	runErr    error
+	// onMode is Shift+Tab's handler (chatSession.cycleMode), set once
+	// the session exists.
+	onMode atomic.Pointer[func()]
 }
 
 // newTUIFront starts the UI on the app's terminal.
@@ -56,12 +62,13 @@ func (a *App) newTUIFront(ctx context.Context, history *tui.History, commands []
 		interrupts: make(chan os.Signal, 4), ended: make(chan struct{}),
 	}
 	f.queue.init(f.act)
+	f.modeQueue.init(f.act)
 	env := os.Environ()
 	if a.Getenv("NO_COLOR") != "" {
 		env = append(env, "NO_COLOR=1")
 	}
 	cfg := tui.Config{
-		Emit: f.queue.push, Commands: commands, Paths: paths, History: history,
+		Emit: f.emit, Commands: commands, Paths: paths, History: history,
 		NoColor: a.Getenv("NO_COLOR") != "",
 	}
 	f.prog = tui.NewProgram(cfg, a.Stdin, a.Stdout, env)
@@ -91,6 +98,15 @@ func (a *App) newTUIFront(ctx context.Context, history *tui.History, commands []
 	return f
 }
 
+// emit queues the UI's actions: mode switches on their own queue.
+func (f *tuiFront) emit(ac tui.Action) {
+	if ac.Kind == tui.ActionMode {
+		f.modeQueue.push(ac)
+		return
+	}
+	f.queue.push(ac)
+}
+
 // act turns one user action into chat input (on the queue's goroutine,
 // so it may block until the chat takes it).
 func (f *tuiFront) act(ac tui.Action) {
@@ -111,6 +127,10 @@ func (f *tuiFront) act(ac tui.Action) {
 			case f.interrupts <- os.Interrupt:
 			default:
 			}
+		}
+	case tui.ActionMode:
+		if h := f.onMode.Load(); h != nil {
+			(*h)()
 		}
 	case tui.ActionQuit:
 		if f.cancelled.CompareAndSwap(false, true) {

@@ -31,6 +31,7 @@ type harness struct {
 	ws       *workspace.Workspace
 	tools    *tool.Set
 	engine   *policy.Engine
+	modes    *policy.Switch // engine under the session's current preset (chat's modes, chatmode.go)
 	approver policy.Approver
 	// system is the system prompt: the configured one, or the default
 	// coding prompt.
@@ -163,7 +164,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{ws: ws, engine: engine, skills: a.discoverSkills(o.workspace),
+	h := &harness{ws: ws, engine: engine, modes: policy.NewSwitch(engine), skills: a.discoverSkills(o.workspace),
 		skillServers: a.skillServers(ws, real, o.flags.stateDirFlag()), network: network}
 	a.warnSkills(h.skills)
 	if err := h.build(cfg, a.Getenv); err != nil {
@@ -201,13 +202,13 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		h.toolProgress = o.front.toolOutput
 	}
 	if o.front != nil && o.flags.approve == approveAsk {
-		h.approver = newDialogApprover(o.front, ws, perms, h.engine)
+		h.approver = newDialogApprover(o.front, ws, perms, h.modes)
 		if h.gate != nil {
 			h.approver = &gatedApprover{gate: h.gate, inner: h.approver}
 		}
 	} else if o.lines != nil && o.flags.approve == approveAsk {
 		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
-			Workspace: ws.Dir(), Approved: approved, Decider: h.engine, ReadLine: o.lines.readLine,
+			Workspace: ws.Dir(), Approved: approved, Decider: h.modes, ReadLine: o.lines.readLine,
 			Terminal: terminalFile(a.Stdin),
 		})
 		if h.gate != nil {
@@ -223,7 +224,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		} else {
 			spec = tool.Spec{Name: commandTool}
 		}
-		h.verify.useGate(h.engine, h.approver, spec)
+		h.verify.useGate(h.modes, h.approver, spec)
 	}
 	return h, nil
 }

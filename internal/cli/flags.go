@@ -46,6 +46,9 @@ type commonFlags struct {
 	// preset and approve choose the policy preset and who resolves the
 	// calls it asks about; stateDir is where approvals are kept.
 	preset, approve, stateDir string
+	// permissionMode is --permission-mode, Claude Code's spelling of
+	// --preset (its mode names too); validate folds it into preset.
+	permissionMode string
 	// session chooses the stored session to continue, if any.
 	session sessionFlags
 	// noVerify skips the [verify] checks (the verification gate).
@@ -68,7 +71,8 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 0, fmt.Sprintf("time limit for one model request, retries and stream included; 0 for none (default %s)", config.DefaultRequestTimeout))
 	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "reasoning_effort sent to OpenAI-compatible servers: low, medium or high (default: the server's)")
-	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
+	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor, full or plan (default editor, or [policy] preset)")
+	fs.StringVar(&f.permissionMode, "permission-mode", "", "the same as --preset; Claude Code's acceptEdits, bypassPermissions and default work too")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "skip the [verify] checks when the model says it is done")
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
 	// The sessions commands may register --state-dir as well; the flag
@@ -85,8 +89,18 @@ func (f *commonFlags) validate() error {
 	}
 	if f.fs.Changed("preset") {
 		if _, err := policy.ParsePreset(f.preset); err != nil || f.preset == "" {
-			return usagef("--preset must be read-only, editor or full (got %q)", f.preset)
+			return usagef("--preset must be read-only, editor, full or plan (got %q)", f.preset)
 		}
+	}
+	if f.fs.Changed("permission-mode") {
+		p, err := parseMode(f.permissionMode)
+		if err != nil {
+			return usagef("--permission-mode: %v", err)
+		}
+		if f.fs.Changed("preset") && policy.Preset(f.preset) != p {
+			return usagef("--permission-mode %s and --preset %s disagree: give one", f.permissionMode, f.preset)
+		}
+		f.preset = string(p)
 	}
 	switch f.approve {
 	case approveAsk, approveNever, approveAuto:

@@ -13,6 +13,7 @@ var presetSummaries = map[policy.Preset]string{
 	policy.PresetReadOnly: "you may read and search files; writing files and running commands are denied",
 	policy.PresetEditor:   "you may read, search and change files; running a command needs the user's approval",
 	policy.PresetFull:     "you may read, search and change files and run commands, within the policy's rules",
+	policy.PresetPlan:     "plan mode: you may read and search files and write your plan with todo_write; changing files and running commands that change anything are denied, so end your answer with the plan",
 }
 
 // defaultSystemPrompt is the coding agent's system prompt when neither

@@ -97,7 +97,7 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		Instructions:   instructions.Text,
 		Params:         params,
 		Tools:          h.tools,
-		Policy:         h.engine,
+		Policy:         h.modes,
 		Approver:       h.approver,
 		MaxSteps:       cfg.Agent.MaxSteps,
 		Timeout:        cfg.Agent.Timeout,

@@ -41,7 +41,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.approval != nil {
 		return m.approvalKey(k)
 	}
+	if m.confirm != nil {
+		return m.confirmKey(k)
+	}
 	switch k.String() {
+	case "shift+tab":
+		m.cfg.Emit(Action{Kind: ActionMode})
+		return nil
 	case "ctrl+c":
 		return m.interrupt()
 	case "esc":

@@ -72,6 +72,11 @@ type Status struct {
 // StatusMsg replaces the status line.
 type StatusMsg Status
 
+// ModeMsg changes the status line's mode (Status.Preset) alone: the
+// front end switches modes on the UI's action queue, outside the chat's
+// goroutine that owns the rest of the status.
+type ModeMsg struct{ Mode string }
+
 // AskMsg tells the UI that a question on screen (an MCP server's form)
 // waits for a line: the next line the user sends goes to Answer instead
 // of being a message. Open false ends that (the question was withdrawn).
@@ -135,6 +140,9 @@ const (
 	// ActionQuit ends the session (Ctrl-D, Ctrl-C twice at an empty
 	// prompt).
 	ActionQuit
+	// ActionMode asks for the next permission mode (Shift+Tab); the
+	// front end decides which it is and may ask (ConfirmMsg).
+	ActionMode
 )
 
 // Action is one thing the user did, for the front end to act on.
@@ -159,3 +167,19 @@ type ReplayMsg struct {
 	Header    string
 	Exchanges []Exchange
 }
+
+// ConfirmMsg asks a yes-or-no question in a dialog, like an approval:
+// keys typed just before it opened are ignored, Enter answers nothing,
+// y says yes and n or Esc no. The answer is sent on Reply, which must
+// have room for one value.
+type ConfirmMsg struct {
+	// ID ties a withdrawal (ConfirmWithdrawnMsg) to this question.
+	ID int
+	// Title is the question; Body says what yes means; Yes and No label
+	// the two keys ("switch to full", "stay in editor").
+	Title, Body, Yes, No string
+	Reply                chan<- bool
+}
+
+// ConfirmWithdrawnMsg closes the question ID unanswered.
+type ConfirmWithdrawnMsg struct{ ID int }

@@ -72,8 +72,10 @@ type Model struct {
 	retry RetryMsg
 
 	approval *approvalState
-	asking   bool
-	status   Status
+	// confirm is the open yes-or-no question (confirm.go).
+	confirm *confirmState
+	asking  bool
+	status  Status
 	// ctrlC is when Ctrl-C was last pressed at an empty, idle prompt.
 	ctrlC time.Time
 
@@ -165,6 +167,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.retry = msg
 	case StatusMsg:
 		m.status = Status(msg)
+	case ModeMsg:
+		m.status.Preset = msg.Mode
 	case AskMsg:
 		m.asking = msg.Open
 	case SubmitMsg:
@@ -177,6 +181,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.openApproval(msg))
 	case armMsg:
 		// Drawn again below: the dialog shows it takes answers now.
+	case ConfirmMsg:
+		cmds = append(cmds, m.openConfirm(msg))
+	case confirmArmMsg:
+		// Drawn again below: the dialog takes answers now.
+	case ConfirmWithdrawnMsg:
+		if m.confirm != nil && m.confirm.req.ID == msg.ID {
+			m.confirm = nil
+		}
 	case ApprovalWithdrawnMsg:
 		if m.approval != nil && m.approval.req.ID == msg.ID {
 			m.approval = nil
@@ -251,6 +263,9 @@ func (m *Model) View() tea.View {
 	}
 	if m.approval != nil {
 		parts = append(parts, m.approvalView())
+	}
+	if m.confirm != nil {
+		parts = append(parts, m.confirmView())
 	}
 	parts = append(parts, m.inputView(), m.statusLine())
 	return tea.NewView(strings.Join(parts, "\n"))
