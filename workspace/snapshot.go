@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,17 +14,24 @@ import (
 
 // The bound on detecting a command's own file writes. Before and after
 // every Exec the workspace is scanned by metadata (size, mtime, mode) —
-// the first snapshotMaxFiles regular files in lexical walk order, .git
-// left out — and a file whose metadata changed is journaled as a change
-// of the call, so diff and undo cover it. Contents are kept (for undo's
-// before-image) for files up to snapshotMaxFileBytes, snapshotMaxBytes in
-// all; a file over those is journaled with an unknown before-content,
-// which undo refuses by name. Files past the count are not looked at.
+// the first snapshotMaxFiles regular files in lexical walk order, leaving
+// out .git and dependency trees (snapshotSkip) — and a file whose
+// metadata changed is journaled as a change of the call, so diff and undo
+// cover it; at most snapshotMaxChanges per command (an install or a build
+// writing thousands of files is not worth a journal entry each). Contents
+// are kept (for undo's before-image) for files up to snapshotMaxFileBytes,
+// snapshotMaxBytes in all; a file over those is journaled with an unknown
+// before-content, which undo refuses by name. Files past the count are
+// not looked at.
 const (
 	snapshotMaxFiles     = 20000
+	snapshotMaxChanges   = 500
 	snapshotMaxFileBytes = 1 << 20
 	snapshotMaxBytes     = 64 << 20
 )
+
+// snapshotSkip are directories whose files are not the project's own.
+var snapshotSkip = map[string]bool{".git": true, "node_modules": true, ".venv": true, "__pycache__": true}
 
 // snapEntry is what a scan saw of one file.
 type snapEntry struct {
@@ -55,7 +63,7 @@ func (w *Workspace) scan(prev map[string]snapEntry, budget *int64) map[string]sn
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && d.Name() == ".git" {
+		if d.IsDir() && snapshotSkip[d.Name()] {
 			return filepath.SkipDir
 		}
 		if !d.Type().IsRegular() {
@@ -141,6 +149,10 @@ func (w *Workspace) afterExec(callID string, before map[string]snapEntry, seq in
 		c := Change{Path: p, CallID: callID, Time: now, Before: w.snapState(hadB, b), After: w.snapState(hasA, a)}
 		if c.Before.Exists && c.After.Exists && c.Before.Hash == c.After.Hash && c.Before.Mode == c.After.Mode {
 			continue // touched, not changed
+		}
+		if len(changes) == snapshotMaxChanges {
+			w.opts.Logger.Warn(fmt.Sprintf("rein: the command changed more than %d files; only the first %d (by name) are journaled for diff and undo", snapshotMaxChanges, snapshotMaxChanges))
+			break
 		}
 		changes = append(changes, c)
 	}
