@@ -161,15 +161,19 @@ func diffStat(diff string) string {
 		binary   bool
 	}
 	var files []*count
+	inHunk := false // "--- "/"+++ " are headers only before the first @@
 	for _, l := range strings.Split(diff, "\n") {
 		switch {
 		case strings.HasPrefix(l, "diff --git a/"):
 			name, _, _ := strings.Cut(strings.TrimPrefix(l, "diff --git a/"), " b/")
 			files = append(files, &count{path: name})
+			inHunk = false
 		case len(files) == 0:
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-		case strings.HasPrefix(l, "Binary files "), strings.HasPrefix(l, "Files "):
+		case strings.HasPrefix(l, "@@"):
+			inHunk = true
+		case !inHunk && (strings.HasPrefix(l, "Binary files ") || strings.HasPrefix(l, "Files ")):
 			files[len(files)-1].binary = true
+		case !inHunk:
 		case strings.HasPrefix(l, "+"):
 			files[len(files)-1].add++
 		case strings.HasPrefix(l, "-"):
