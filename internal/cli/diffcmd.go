@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
+	"github.com/reinharness/rein/telemetry/redact"
 )
 
 // diffCommand is `rein diff [--session ID] [--stat]`.
@@ -77,8 +78,9 @@ func (a *App) diff(ctx context.Context, sessionID, dirFlag, wsFlag string, stat 
 	if stat {
 		d = diffStat(d)
 	}
-	// File contents are untrusted text: escaped, then coloured.
-	d = termsafe.Text(d)
+	// File contents are untrusted text: secrets redacted (as chat's
+	// /diff does), escaped, then coloured.
+	d = termsafe.Text(redact.String(d))
 	if isTerminal(a.Stdout) && a.Getenv("NO_COLOR") == "" && !stat {
 		d = colorDiff(d)
 	}

@@ -75,3 +75,31 @@ func TestBinaryDiffAcrossResumedRuns(t *testing.T) {
 		t.Errorf("rein diff after undoing all: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestTUIDiffAfterContinue: in the chat UI of a continued session, /diff
+// shows the earlier run's edit (it once showed nothing while /undo then
+// reverted it); rein diff on a terminal is coloured.
+func TestTUIDiffAfterContinue(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, e.workspace, map[string]string{"greet.txt": "hello world\n"})
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "edit_file", `{"path":"greet.txt","old_string":"hello","new_string":"goodbye"}`)),
+		sse(textBody("Greeted.")),
+	)
+	if code, out, errOut := e.startDone(t, 60*time.Second, "run", "--preset", "full", "-e", srv.URL, "greet"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	tm := e.startTUI(t, 100, 30, "--continue", "-e", srv.URL)
+	tm.waitText("session")
+	tm.typ("/diff")
+	tm.key("Enter")
+	tm.waitText("+goodbye world")
+	tm.key("C-d")
+	tm.waitText("REIN-EXITED 0")
+
+	tm = e.startTerm(t, 100, 30, "diff")
+	tm.waitText("REIN-EXITED 0")
+	if s := tm.screen(true); !strings.Contains(s, "+goodbye world") || !strings.Contains(s, "\x1b[32m") {
+		t.Errorf("rein diff on a terminal is not coloured:\n%q", s)
+	}
+}
