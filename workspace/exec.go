@@ -129,6 +129,8 @@ func (w *Workspace) Exec(ctx context.Context, o ExecOptions) (ExecResult, error)
 	if maxOut <= 0 {
 		maxOut = w.opts.ExecMaxOutput
 	}
+	before, seq := w.beforeExec()
+	defer func() { w.afterExec(callIDOrNew(ctx), before, seq) }()
 	res, err := runProcess(ctx, process{
 		launch: launch, dir: dir, env: env,
 		timeout: timeout, maxOutput: maxOut, grace: w.opts.ExecKillGrace,

@@ -137,6 +137,8 @@ type Workspace struct {
 	mu      sync.Mutex // serialises mutations and the journal
 	journal journal
 	closed  bool
+	// snap is the last scan for a command's own writes (snapshot.go).
+	snap snapCache
 
 	tmpOnce sync.Once
 	tmpDir  string

@@ -325,7 +325,7 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 	case line == "/compact":
 		s.compact(ctx)
 	case line == "/diff":
-		s.diff()
+		s.diff(ctx)
 	case line == "/undo" || strings.HasPrefix(line, "/undo ") || strings.HasPrefix(line, "/undo\t"):
 		s.undo(ctx, strings.TrimPrefix(line, "/undo"))
 	case line == "/mcp" || strings.HasPrefix(line, "/mcp ") || strings.HasPrefix(line, "/mcp\t"):

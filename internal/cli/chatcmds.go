@@ -14,8 +14,14 @@ import (
 // diff is /diff: the session's file changes as one unified diff on
 // stdout (it is data the user may keep), or a note on stderr when there
 // are none.
-func (s *chatSession) diff() {
-	d := s.ws.Diff()
+func (s *chatSession) diff(ctx context.Context) {
+	// From the session's journal, so earlier runs of a resumed session
+	// count, and the calls are the ones /undo would revert.
+	d, err := sessionDiff(ctx, s.sr.store, s.sr.ID(), s.ws.Dir())
+	if err != nil {
+		fmt.Fprintf(s.app.Stderr, "rein: /diff: %s\n", termsafe.Line(err.Error()))
+		return
+	}
 	if d == "" {
 		fmt.Fprintln(s.app.Stderr, "(no file changes in this session)")
 		return

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -41,10 +42,17 @@ the recording is reported as a unified diff (--- recorded, +++ replayed).
 
 The copy is of the workspace as it is now (-C picks another directory);
 to reproduce an incident, check out the state the session started from.
+It keeps modes, owners (where allowed), access and modification times,
+symbolic and hard links, and the directory's name; the copy's path is
+shown as the workspace's in the replayed results.
+
 Volatile text is masked in both results before they are compared:
 durations ("exit code 0 (8ms)", "ok pkg 0.012s") and timestamps, as the
-repeat guard masks them; --exact compares the results as they are.
---ignore REGEX masks more (temporary paths, ids).
+repeat guard masks them, and what no copy can reproduce — inode numbers
+and devices, directory sizes and block counts ("total" of ls -l, stat's
+Blocks), the parent directory's line in ls -la, ls -l's column padding.
+--exact compares the results as they are. --ignore REGEX masks more
+(temporary paths, ids).
 
 Exit codes: 0 identical, 1 diverged or failed, 2 usage error, 130 interrupted.`,
 		Args: exactlyOneID("replay"),
@@ -79,6 +87,9 @@ type replayCmd struct {
 	keep                        bool
 	// exact turns off the default masking of volatile text.
 	exact bool
+	// scratch is the copy the replay runs in, src the workspace copied;
+	// results show the scratch path as src.
+	scratch, src string
 }
 
 func (r *replayCmd) run(ctx context.Context, id string) error {
@@ -117,6 +128,7 @@ func (r *replayCmd) run(ctx context.Context, id string) error {
 	} else {
 		defer cleanup()
 	}
+	r.scratch, r.src = scratch, src
 	cfg, h, err := r.harness(src, scratch)
 	if err != nil {
 		return a.fail(err, nil)
@@ -169,11 +181,15 @@ func (r *replayCmd) harness(src, scratch string) (*config.Config, *harness, erro
 	return cfg, h, nil
 }
 
-// normalize masks durations and timestamps (unless --exact), then the
+// normalize shows the scratch path as the workspace's, masks durations,
+// timestamps and what the copy cannot reproduce (unless --exact), then the
 // --ignore matches.
 func (r *replayCmd) normalize(s string) string {
+	if r.scratch != "" && r.scratch != r.src {
+		s = strings.ReplaceAll(s, r.scratch, r.src)
+	}
 	if !r.exact {
-		s = agent.MaskVolatile(s)
+		s = maskUnreproducible(agent.MaskVolatile(s))
 	}
 	for _, re := range r.masks {
 		s = re.ReplaceAllString(s, "<ignored>")

@@ -434,12 +434,17 @@ func (sr *sessionRun) recordFileChanges(ctx context.Context, result agent.Event)
 // that `rein undo` and a later chat's /undo can restore it. Contents the
 // workspace journal did not keep (over its per-file cap) cannot be kept
 // here either: undo then refuses the change by name.
+//
+// The content c left is kept too (under the same caps), so that `rein
+// diff` and /diff can show the change after the file moved on.
 func (sr *sessionRun) keepBeforeImage(ctx context.Context, id string, c workspace.Change) {
-	if !c.Before.Exists || !c.Before.Stored {
-		return
-	}
-	if _, err := sr.store.PutImage(ctx, id, c.Before.Data); err != nil {
-		sr.logFailed(fmt.Errorf("keeping the earlier content of %s for undo: %w", c.Path, err))
+	for _, st := range []workspace.State{c.Before, c.After} {
+		if !st.Exists || !st.Stored {
+			continue
+		}
+		if _, err := sr.store.PutImage(ctx, id, st.Data); err != nil {
+			sr.logFailed(fmt.Errorf("keeping the content of %s for undo and diff: %w", c.Path, err))
+		}
 	}
 }
 

@@ -106,6 +106,11 @@ func runCommand(ctx context.Context, ws *workspace.Workspace, opts Options, a Ru
 	if a.TimeoutS > 0 {
 		timeout = min(time.Duration(a.TimeoutS)*time.Second, opts.MaxTimeout)
 	}
+	// The command's own file writes are journaled under the call's key,
+	// as the file tools' are, so diff and undo name the call.
+	if key := tool.IdempotencyKey(ctx); key != "" {
+		ctx = workspace.WithCallID(ctx, key)
+	}
 	res, err := ws.Exec(ctx, workspace.ExecOptions{
 		Command: a.Command, Dir: a.Cwd, Timeout: timeout, MaxOutput: opts.MaxOutput,
 		OnOutput: liveLines(ctx),
