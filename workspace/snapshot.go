@@ -51,7 +51,6 @@ func (e snapEntry) same(o snapEntry) bool {
 type snapCache struct {
 	mu    sync.Mutex
 	files map[string]snapEntry
-	bytes int64
 }
 
 // scan walks the workspace, reusing the contents of files whose metadata
