@@ -65,7 +65,8 @@ a dialog, and the status line shows the model, preset, context and tokens.
 Keys: Enter sends, Alt-Enter or Ctrl-J adds a line, Tab completes a /command
 or an @path, Up/Down walk this workspace's history, Esc or Ctrl-C cancels the
 answer in progress, Ctrl-T shows the folded reasoning, Ctrl-O the whole last
-tool result, Ctrl-D (or Ctrl-C twice at an empty prompt) quits. With piped
+tool result, Shift+Tab cycles the permission mode (read-only, editor, full,
+plan; full asks once), Ctrl-D (or Ctrl-C twice at an empty prompt) quits. With piped
 stdin (or --no-tui) it is line-oriented: each line is a turn, tool activity
 goes to stderr, Ctrl-C cancels the turn and Ctrl-D or /exit quits. The
 conversation carries over between turns either way.
