@@ -120,6 +120,9 @@ func (p Preset) verdictFor(spec tool.Spec) verdict {
 	case e.Network && p == PresetEditor:
 		add(Ask, "the editor preset asks before using the network")
 	}
+	if e.WritesState && p == PresetReadOnly {
+		add(Ask, "the read-only preset asks before rein's own state (memory) changes")
+	}
 	if e.External {
 		add(Ask, "the tool is provided by an outside server whose behaviour rein cannot see")
 	}

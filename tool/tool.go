@@ -76,11 +76,17 @@ type Effects struct {
 	// External says the tool is provided by an outside server (MCP) whose
 	// behaviour rein cannot see.
 	External bool `json:"external,omitempty"`
+	// WritesState says the tool changes rein's own state outside the
+	// workspace (the memory store's remember and forget): the read-only
+	// preset asks before such a call.
+	WritesState bool `json:"writes_state,omitempty"`
 }
 
 // Mutating reports whether a call may change state outside the
 // conversation; such calls carry an idempotency key and are never replayed.
-func (e Effects) Mutating() bool { return e.WritesFiles || e.Exec || e.Network || e.External }
+func (e Effects) Mutating() bool {
+	return e.WritesFiles || e.Exec || e.Network || e.External || e.WritesState
+}
 
 // Result is what a tool returns to the model.
 type Result struct {

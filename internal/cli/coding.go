@@ -66,6 +66,8 @@ type harness struct {
 	// toolProgress is agent.Config.ToolProgress: the terminal UI's live
 	// tail of running commands; nil in line mode, whose stdout stays clean.
 	toolProgress func(callID, tool, text string)
+	// mem is the long-term memory (memorywire.go); nil when off.
+	mem *memoryWiring
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -84,6 +86,9 @@ type harnessOptions struct {
 	// mode.
 	front   *tuiFront
 	answers func(context.Context) (string, error)
+	// prompt is the run's first prompt, if known: the memory index
+	// ranks the memories matching it first.
+	prompt string
 }
 
 // newHarness opens the workspace under the configured sandbox and builds
@@ -167,7 +172,12 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	h := &harness{ws: ws, engine: engine, modes: policy.NewSwitch(engine), skills: a.discoverSkills(o.workspace),
 		skillServers: a.skillServers(ws, real, o.flags.stateDirFlag()), network: network}
 	a.warnSkills(h.skills)
-	if err := h.build(cfg, a.Getenv); err != nil {
+	if h.mem, err = openMemory(cfg, state, real, o.flags.noMemory); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	if err := h.build(cfg, a.Getenv, o.prompt); err != nil {
+		h.mem.close()
 		ws.Close()
 		return nil, err
 	}
@@ -230,7 +240,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 }
 
 // build assembles the tools and the system prompt.
-func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
+func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt string) error {
 	// Skills' files are read-only under skill://NAME/PATH, each confined
 	// to its skill's folder.
 	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
@@ -243,6 +253,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 	// The plan tool keeps the model's plan in the session (plan.updated
 	// events, shown as a checklist) and on every request.
 	builtin = append(builtin, agent.PlanTool())
+	builtin = append(builtin, h.mem.tools()...)
 	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
@@ -261,6 +272,10 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string) error {
 		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
 	}
 	h.system = withProjectInstructions(h.system, cfg)
+	h.system = withTeamMemory(h.system, h.ws.Dir())
+	if sec := h.mem.systemSection(set, prompt); sec != "" {
+		h.system += "\n\n" + sec
+	}
 	if _, ok := set.Get(skill.ToolName); ok {
 		// Only names and descriptions, capped; the skill tool gives the rest.
 		if sec := skill.PromptSection(h.skills.Skills(), cfg.Model.ContextWindow); sec != "" {
@@ -309,6 +324,7 @@ func (h *harness) quiet() bool { return h.gate != nil && h.gate.busy() }
 
 func (h *harness) close() {
 	h.mcp.close()
+	h.mem.close()
 	h.ws.Close()
 }
 

@@ -53,6 +53,8 @@ type commonFlags struct {
 	session sessionFlags
 	// noVerify skips the [verify] checks (the verification gate).
 	noVerify bool
+	// noMemory runs without the long-term memory (tools and index).
+	noMemory bool
 	// noTUI keeps chat in the line mode on a terminal (chat only).
 	noTUI bool
 }
@@ -74,6 +76,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.preset, "preset", "", "policy preset: read-only, editor, full or plan (default editor, or [policy] preset)")
 	fs.StringVar(&f.permissionMode, "permission-mode", "", "the same as --preset; Claude Code's acceptEdits, bypassPermissions and default work too")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "skip the [verify] checks when the model says it is done")
+	fs.BoolVar(&f.noMemory, "no-memory", false, "run without rein's long-term memory (no remember/recall/forget tools, no memory index)")
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
 	// The sessions commands may register --state-dir as well; the flag
 	// is shared, and read through stateDirFlag whoever defined it.

@@ -162,6 +162,9 @@ func (r *replayCmd) harness(src, scratch string) (*config.Config, *harness, erro
 	var cf commonFlags
 	cf.register(pflag.NewFlagSet("replay", pflag.ContinueOnError))
 	cf.workspace, cf.configFile, cf.approve = src, r.configFile, approveNever
+	// A replay must not write the real memory store (its remember calls
+	// would land under the scratch workspace); it runs without memory.
+	cf.noMemory = true
 	if r.dirFlag != "" {
 		if err := cf.fs.Set("state-dir", r.dirFlag); err != nil {
 			return nil, nil, err

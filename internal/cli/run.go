@@ -211,7 +211,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 			return err
 		}
 	}
-	ho := harnessOptions{workspace: wsDir, flags: flags}
+	ho := harnessOptions{workspace: wsDir, flags: flags, prompt: prompt}
 	if a.IsTerminal() && !streamIn { // stdin carries the messages
 		readCtx, stopReading := context.WithCancel(ctx)
 		defer stopReading()

@@ -119,6 +119,13 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 	if h.children != nil {
 		ac.Hooks = append(ac.Hooks, h.children)
 	}
+	if h.mem != nil {
+		var id func() string
+		if sr != nil {
+			id = sr.ID
+		}
+		ac.Hooks = append(ac.Hooks, h.mem.bind(id))
+	}
 	if h.verify != nil {
 		ac.Verifier, ac.MaxVerifyAttempts = h.verify, h.maxVerify
 		ac.Hooks = append(ac.Hooks, h.verify)
