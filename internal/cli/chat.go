@@ -44,6 +44,8 @@ sandbox) and adds it and its output to your next message. Commands:
           /mode accept carries out the plan made in plan mode
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
+  /memory list the memories seen here; /memory search Q, rm ID, edit ID TEXT
+  #TEXT   save TEXT to memory (then w = this workspace, u = every workspace)
   /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
@@ -145,6 +147,10 @@ type chatSession struct {
 	approver policy.Approver
 	// picks is the list /resume showed; the next line may pick from it.
 	picks []session.Info
+	// mem is the long-term memory (nil when off); memPending is a #note
+	// waiting for its one-key scope answer (chatmemory.go).
+	mem        *memoryWiring
+	memPending string
 	// context is what !command added, told the model with the next
 	// message.
 	context []string
@@ -225,7 +231,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
 		front: front, modes: newChatModes(h.modes),
 		perms:   newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
-		decider: h.modes, approver: h.approver,
+		decider: h.modes, approver: h.approver, mem: h.mem,
 		instructions: parts.instructions,
 	}
 	s.warnSkillClashes()
@@ -300,6 +306,9 @@ func (s *chatSession) handle(ctx context.Context, line string) (quit bool, code 
 		if s.pick(ctx, line) {
 			return false, 0
 		}
+	}
+	if s.memoryInput(ctx, line) {
+		return false, 0
 	}
 	switch {
 	case line == "":
