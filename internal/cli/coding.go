@@ -273,14 +273,15 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	}
 	h.system = withProjectInstructions(h.system, cfg)
 	h.system = withTeamMemory(h.system, h.ws.Dir())
-	if sec := h.mem.systemSection(set, prompt); sec != "" {
-		h.system += "\n\n" + sec
-	}
 	if _, ok := set.Get(skill.ToolName); ok {
 		// Only names and descriptions, capped; the skill tool gives the rest.
 		if sec := skill.PromptSection(h.skills.Skills(), cfg.Model.ContextWindow); sec != "" {
 			h.system += "\n\n" + strings.TrimRight(sec, "\n")
 		}
+	}
+	// Last, so a Temporal worker can swap it per session (refreshSystem).
+	if sec := h.mem.systemSection(set, prompt); sec != "" {
+		h.system += "\n\n" + sec
 	}
 	return nil
 }

@@ -45,6 +45,10 @@ type memoryWiring struct {
 	prov      *memory.Provenance
 	mu        sync.Mutex
 	sessionID func() string
+	// index is the section the harness's system prompt was built with,
+	// so a worker that builds its harness once can swap in a fresh one
+	// per session (refreshSystem).
+	index string
 }
 
 // openMemory opens the memory store unless --no-memory or [memory]
@@ -102,9 +106,20 @@ func (m *memoryWiring) bind(id func() string) agent.Hook {
 }
 
 // systemSection is the capped, escaped index of the memories most
-// relevant to prompt (by recency when it is empty) for the system prompt;
-// "" when there are none or the memory tools are disabled.
+// relevant to prompt (by recency when it is empty) for the system prompt
+// the harness is built with; "" when there are none or the memory tools
+// are disabled.
 func (m *memoryWiring) systemSection(set *tool.Set, prompt string) string {
+	idx := m.indexFor(set, prompt)
+	if m != nil {
+		m.mu.Lock()
+		m.index = idx
+		m.mu.Unlock()
+	}
+	return idx
+}
+
+func (m *memoryWiring) indexFor(set *tool.Set, prompt string) string {
 	if m == nil {
 		return ""
 	}
@@ -116,6 +131,30 @@ func (m *memoryWiring) systemSection(set *tool.Set, prompt string) string {
 		return "" // memory is a help, never a reason to refuse a run
 	}
 	return idx
+}
+
+// refreshSystem returns system (built with the index of an earlier
+// systemSection call) with today's index in its place: a Temporal worker
+// builds its harness once, and every session it starts must see the
+// memories as they are when it starts.
+func (m *memoryWiring) refreshSystem(system string, set *tool.Set) string {
+	if m == nil {
+		return system
+	}
+	m.mu.Lock()
+	old := m.index
+	m.mu.Unlock()
+	fresh := m.indexFor(set, "")
+	switch {
+	case old != "" && strings.HasSuffix(system, "\n\n"+old):
+		system = strings.TrimSuffix(system, "\n\n"+old)
+	case old != "":
+		return system // not the prompt this wiring built: leave it
+	}
+	if fresh == "" {
+		return system
+	}
+	return system + "\n\n" + fresh
 }
 
 // teamMemoryFile is the committed, shared notes file of a workspace.

@@ -115,7 +115,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 	}
 	cfg, h := p.cfg, p.h
 	st := engine.Setup{
-		System: h.system, Instructions: w.a.loadInstructions(p.dir).Text, Model: cfg.Model.Model,
+		System: h.mem.refreshSystem(h.system, h.tools), Instructions: w.a.loadInstructions(p.dir).Text, Model: cfg.Model.Model,
 		Params: model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort},
 		Tools:  h.tools.Specs(), MaxSteps: cfg.Agent.MaxSteps, TokenBudget: cfg.Agent.TokenBudget,
 		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
