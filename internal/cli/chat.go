@@ -196,7 +196,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	// One reader for the session: approval answers come from the same
 	// lines as messages (see lineSource).
 	src := newLineSource(readCtx, a.Stdin)
-	ho := harnessOptions{workspace: wsDir, flags: flags, front: front}
+	ho := harnessOptions{workspace: wsDir, flags: flags, front: front, prompt: first}
 	if front != nil {
 		src = newChanSource(front.msgs)
 		ho.answers = front.readAnswer
