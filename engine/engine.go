@@ -76,3 +76,12 @@ type Workspace interface {
 	// Steer runs the workspace's hooks at one steering point.
 	Steer(ctx context.Context, preset string, p agent.SteerPoint) (agent.SteerVerdict, error)
 }
+
+// ResultObserver is an optional interface of a Workspace: it is shown
+// every tool call's result (already redacted) after the call ran, so
+// the workspace can keep what it needs of the session's tool output —
+// the memory tools mark notes copied from a tool result as tool-derived.
+// It must return quickly and be safe for concurrent use.
+type ResultObserver interface {
+	ObserveResult(ctx context.Context, preset, tool, content string)
+}

@@ -208,6 +208,9 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 	// The history is the session's store: secrets the worker knows (its
 	// credentials, registered at start) never enter it.
 	out := ToolOutput{Content: redact.String(res.Content), IsError: res.IsError, Structured: redact.JSON(res.Structured), Finish: res.Finish}
+	if o, ok := a.ws.(engine.ResultObserver); ok {
+		o.ObserveResult(ctx, in.Preset, in.Tool, out.Content)
+	}
 	if in.IdempotencyKey != "" {
 		out.Changes = a.ws.Changes(ctx, in.Preset, before, in.IdempotencyKey)
 		if len(out.Changes) > maxChanges {

@@ -182,3 +182,16 @@ func withTeamMemory(system, workspace string) string {
 	}
 	return system + "\n\n# Project notes from " + teamMemoryFile + " (the project's shared memory)\n\n" + strings.TrimSpace(string(data))
 }
+
+// ObserveResult implements engine.ResultObserver: a worker's tool results
+// feed the tool-derived rule as the agent's hook does for rein run. One
+// worker serves many sessions of a workspace, so its tracker spans them:
+// it marks more, never less.
+func (w *temporalWorkspace) ObserveResult(ctx context.Context, preset, name, content string) {
+	if memory.IsTool(name) {
+		return
+	}
+	if p, err := w.get(ctx, preset); err == nil && p.h.mem != nil {
+		p.h.mem.prov.Observe(content)
+	}
+}
