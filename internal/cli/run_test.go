@@ -511,7 +511,7 @@ func TestSettingsReachTheRequest(t *testing.T) {
 		name, _ := fn["name"].(string)
 		names = append(names, name)
 	}
-	wantTools := []string{"read_file", "list_dir", "glob", "grep", "git_status", "git_diff", "write_file", "edit_file", "apply_patch", "run_command", "now", "calculator", "web_fetch", "todo_write", "task"}
+	wantTools := []string{"read_file", "list_dir", "glob", "grep", "git_status", "git_diff", "write_file", "edit_file", "apply_patch", "run_command", "now", "calculator", "web_fetch", "todo_write", "remember", "recall", "forget", "task"}
 	if diff := cmp.Diff(wantTools, names); diff != "" {
 		t.Errorf("request offers (-want +got):\n%s", diff)
 	}
