@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -173,8 +174,12 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		skillServers: a.skillServers(ws, real, o.flags.stateDirFlag()), network: network}
 	a.warnSkills(h.skills)
 	if h.mem, err = openMemory(cfg, state, real, o.flags.noMemory); err != nil {
-		ws.Close()
-		return nil, err
+		if !errors.Is(err, errMemoryUnavailable) {
+			ws.Close()
+			return nil, err
+		}
+		// Memory is a help, never a reason to refuse a run.
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
 	}
 	if err := h.build(cfg, a.Getenv, o.prompt); err != nil {
 		h.mem.close()

@@ -128,3 +128,18 @@ func TestMemoryCommands(t *testing.T) {
 		t.Errorf("system prompt:\n%s", sys)
 	}
 }
+
+// TestMemoryUnavailableWarns: a memory store that cannot be opened (here
+// memory.db is a directory) costs a warning, never the run.
+func TestMemoryUnavailableWarns(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("ok")))
+	e := newEnv(t)
+	writeFiles(t, e.home, map[string]string{".local/state/rein/memory.db/x": ""})
+	res := e.run(t, "run", "-e", srv.URL, "hi")
+	if res.code != 0 || !strings.Contains(res.stderr, "rein: warning: the memory store is unavailable") || !strings.Contains(res.stderr, "running without memory") {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if names := toolNamesOf(t, srv.Requests()[0].Body); strings.Contains(names, " remember ") {
+		t.Errorf("memory tools offered without a store: %s", names)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/tool"
 )
+
+// errMemoryUnavailable wraps a memory store that cannot be opened: the
+// run goes on without memory, with a warning.
+var errMemoryUnavailable = errors.New("the memory store is unavailable")
 
 // memorySection is the [memory] table of a configuration file.
 type memorySection struct {
@@ -63,7 +68,7 @@ func openMemory(cfg *config.Config, stateDir, workspace string, off bool) (*memo
 	}
 	s, err := memory.OpenSQLite(context.Background(), memory.Config{Path: filepath.Join(stateDir, memory.DatabaseFile)})
 	if err != nil {
-		return nil, fmt.Errorf("%w; pass --no-memory to run without it", err)
+		return nil, fmt.Errorf("%w: %w; running without memory (--no-memory silences this)", errMemoryUnavailable, err)
 	}
 	return &memoryWiring{store: s, workspace: canonicalDir(workspace), prov: memory.NewProvenance()}, nil
 }
