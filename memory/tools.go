@@ -90,8 +90,8 @@ func (c ToolsConfig) remember(ctx context.Context, in rememberIn) (string, error
 	if err != nil {
 		return "", err
 	}
-	src := Source{Kind: SourceAgent}
-	if c.SessionID != nil {
+	src := Source{Kind: SourceAgent, SessionID: tool.SessionID(ctx)}
+	if src.SessionID == "" && c.SessionID != nil {
 		src.SessionID = c.SessionID()
 	}
 	if c.Provenance.Derived(in.Text) {

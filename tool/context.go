@@ -73,3 +73,19 @@ func ReportProgress(ctx context.Context, text string) {
 		report(text)
 	}
 }
+
+type sessionIDKey struct{}
+
+// WithSessionID returns a context carrying the id of the session a call
+// runs in, for tools that record it (the memory tools): a durable
+// engine's worker sets it per call, since one tool set serves many
+// sessions there.
+func WithSessionID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionIDKey{}, id)
+}
+
+// SessionID returns the id set by WithSessionID, or "".
+func SessionID(ctx context.Context) string {
+	id, _ := ctx.Value(sessionIDKey{}).(string)
+	return id
+}

@@ -192,7 +192,7 @@ func (a *workspaceActivities) tool(ctx context.Context, in ToolInput) (ToolOutpu
 	if !ok {
 		return ToolOutput{Content: fmt.Sprintf("tool %s is not available in this workspace", in.Tool), IsError: true}, nil
 	}
-	callCtx := tool.WithCallID(ctx, in.CallID)
+	callCtx := tool.WithSessionID(tool.WithCallID(ctx, in.CallID), activity.GetInfo(ctx).WorkflowExecution.ID)
 	if in.IdempotencyKey != "" {
 		callCtx = tool.WithIdempotencyKey(callCtx, in.IdempotencyKey)
 	}
