@@ -113,9 +113,11 @@ func (s *SQLite) tagged(ctx context.Context, tags []string, f Filter) ([]Hit, er
 
 func (s *SQLite) searchFTS(ctx context.Context, q Query, f Filter) ([]Hit, error) {
 	cond, args := where(f, q.Tags)
-	sel := `SELECT ` + entryCols + `, -bm25(entries_fts) FROM entries_fts JOIN entries e ON e.id = entries_fts.id`
-	rows, err := s.db.QueryContext(ctx, sel+` WHERE entries_fts MATCH ? AND `+cond+` ORDER BY bm25(entries_fts), e.updated DESC LIMIT ?`,
-		append(append([]any{q.FTS5()}, args...), limitOf(f))...)
+	// FTS5's rank (bm25) is computed once per match in the CTE; entries
+	// is then reached by its primary key.
+	query := `WITH m AS (SELECT id, rank FROM entries_fts WHERE entries_fts MATCH ?) SELECT ` + entryCols +
+		`, -m.rank FROM m JOIN entries e ON e.id = m.id WHERE ` + cond + ` ORDER BY m.rank, e.updated DESC LIMIT ?`
+	rows, err := s.db.QueryContext(ctx, query, append(append([]any{q.FTS5()}, args...), limitOf(f))...)
 	if err != nil {
 		return nil, fmt.Errorf("memory: searching: %w", err)
 	}
