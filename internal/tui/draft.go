@@ -11,5 +11,4 @@ func (m *Model) restoreDraft(text string) {
 		return
 	}
 	m.input.SetValue(text)
-	m.fitInput()
 }

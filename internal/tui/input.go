@@ -3,8 +3,6 @@ package tui
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinharness/rein/internal/termsafe"
@@ -13,28 +11,8 @@ import (
 // maxInputRows is the editor's height at most; longer input scrolls.
 const maxInputRows = 8
 
-// newInput is the message editor: readline keys (Ctrl-A/E/K/U/W, Alt-B/F,
-// arrows), Enter sends (handled by the model), Alt-Enter and Ctrl-J
-// insert a newline.
-func newInput() textarea.Model {
-	ta := textarea.New()
-	ta.ShowLineNumbers = false
-	ta.Placeholder = "Ask anything · /help for commands · @file attaches · !cmd runs"
-	ta.CharLimit = 0
-	ta.MaxHeight = 0
-	ta.SetHeight(1)
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
-	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
-		if info.LineNumber == 0 {
-			return "› "
-		}
-		return "  "
-	})
-	s := ta.Styles()
-	s.Focused.CursorLine = s.Focused.Text
-	ta.SetStyles(s)
-	return ta
-}
+// placeholder is shown in the empty editor.
+const placeholder = "Ask anything · /help for commands · @file attaches · !cmd runs"
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
@@ -73,18 +51,19 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.show(m.lastResult, "(no tool result yet)")
 		return nil
 	case "up":
-		if m.input.Line() == 0 && m.browse(-1) {
+		if m.input.AtTop() && m.browse(-1) {
 			return nil
 		}
 	case "down":
-		if m.input.Line() == m.input.LineCount()-1 && m.browse(1) {
+		if m.input.AtBottom() && m.browse(1) {
 			return nil
 		}
+	case "ctrl+x":
+		m.input.ExpandPastes()
+		return nil
 	}
-	var c tea.Cmd
-	m.input, c = m.input.Update(k)
-	m.fitInput()
-	return c
+	m.input.Key(k.String(), k.Text)
+	return nil
 }
 
 // interrupt is Ctrl-C: it cancels a running turn, else clears the input,
@@ -95,7 +74,6 @@ func (m *Model) interrupt() tea.Cmd {
 		m.cfg.Emit(Action{Kind: ActionCancel})
 	case m.input.Value() != "":
 		m.input.Reset()
-		m.fitInput()
 	case !m.ctrlC.IsZero() && m.now().Sub(m.ctrlC) < doubleCtrlC:
 		m.cfg.Emit(Action{Kind: ActionQuit})
 	default:
@@ -112,8 +90,9 @@ func (m *Model) send() {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
+	shown := strings.TrimRight(m.input.Display(), " \n")
+	pastes := m.input.Pastes()
 	m.input.Reset()
-	m.fitInput()
 	m.draft = ""
 	if m.asking {
 		m.asking = false
@@ -124,25 +103,27 @@ func (m *Model) send() {
 	m.hist.Add(text)
 	m.histPos = m.hist.Len()
 	m.endAnswer()
-	m.print(m.st.accent.Render("› ") + strings.ReplaceAll(termsafe.Escape(text), "\n", "\n  "))
+	if text == "/expand" {
+		m.show(strings.Join(m.lastPastes, "\n"), "(no collapsed paste in the last message)")
+		return
+	}
+	if len(pastes) > 0 {
+		m.lastPastes = pastes
+	}
+	m.print(m.st.accent.Render("› ") + strings.ReplaceAll(termsafe.Escape(shown), "\n", "\n  "))
 	m.cfg.Emit(Action{Kind: ActionSend, Text: text})
 }
 
-// paste inserts bracketed-paste text as it is: its newlines stay in the
-// message, which Enter then sends whole.
+// paste inserts bracketed-paste text: its newlines stay in the message,
+// which Enter then sends whole; a long one is collapsed to
+// "[pasted N lines]" (Ctrl-X expands it in the input, /expand shows the
+// last message's pastes; the model gets the full text).
 func (m *Model) paste(text string) tea.Cmd {
 	if m.approval != nil {
 		return nil
 	}
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	m.input.InsertString(text)
-	m.fitInput()
+	m.input.Paste(text)
 	return nil
-}
-
-// fitInput grows the editor with its content, up to maxInputRows.
-func (m *Model) fitInput() {
-	m.input.SetHeight(min(max(m.input.LineCount(), 1), maxInputRows))
 }
 
 // show prints a longer text on request (Ctrl-T, Ctrl-O).
@@ -170,7 +151,6 @@ func (m *Model) browse(delta int) bool {
 	} else {
 		m.input.SetValue(m.hist.At(pos))
 	}
-	m.fitInput()
 	return true
 }
 
@@ -234,5 +214,9 @@ func (m *Model) inputView() string {
 	if m.asking {
 		top = m.st.warn.Render("answer the question above (Enter sends)")
 	}
-	return top + "\n" + m.input.View()
+	if len(m.input.Pastes()) > 0 && !m.asking {
+		hint := "Ctrl-X expands the paste "
+		top = m.st.dim.Render(hint + strings.Repeat("─", max(m.width-len(hint), 1)))
+	}
+	return top + "\n" + m.input.View(placeholder, m.st.dim)
 }

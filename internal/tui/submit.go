@@ -12,6 +12,5 @@ func (m *Model) submit(text string) {
 	m.send()
 	if draft != "" {
 		m.input.SetValue(draft)
-		m.fitInput()
 	}
 }

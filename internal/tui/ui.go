@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinharness/rein/agent"
@@ -47,9 +46,11 @@ type Model struct {
 	width, height int
 	now           func() time.Time
 
-	input textarea.Model
-	spin  spinner.Model
-	hist  *History
+	input *editor
+	// lastPastes are the collapsed pastes of the last message (/expand).
+	lastPastes []string
+	spin       spinner.Model
+	hist       *History
 	// histPos is the history entry shown (len = the draft); draft is
 	// what was typed before browsing.
 	histPos int
@@ -119,8 +120,7 @@ func New(cfg Config) *Model {
 		cfg.Height = 24
 	}
 	m := &Model{cfg: cfg, st: newStyles(cfg.NoColor), now: cfg.Now, hist: cfg.History}
-	m.input = newInput()
-	m.input.Focus()
+	m.input = newEditor()
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.histPos = m.hist.Len()
 	m.resize(cfg.Width, cfg.Height)
@@ -129,7 +129,7 @@ func New(cfg Config) *Model {
 }
 
 // Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return textarea.Blink }
+func (m *Model) Init() tea.Cmd { return nil }
 
 // printedMsg reports that the print in flight reached the terminal.
 type printedMsg struct{}
@@ -194,10 +194,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.approval = nil
 			m.print(m.st.dim.Render("(the approval was withdrawn: the turn ended)"))
 		}
-	default:
-		var c tea.Cmd
-		m.input, c = m.input.Update(msg)
-		cmds = append(cmds, c)
 	}
 	cmds = append(cmds, m.flush())
 	return m, tea.Batch(cmds...)
@@ -227,7 +223,7 @@ func (m *Model) resize(w, h int) {
 		return
 	}
 	m.width, m.height = w, h
-	m.input.SetWidth(max(w-2, 10))
+	m.input.width = max(w-2, 10)
 	if m.mdr == nil || m.mdr.width != w {
 		m.mdr = newMDRenderer(w, m.cfg.NoColor)
 		if m.md != nil {
