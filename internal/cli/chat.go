@@ -129,7 +129,9 @@ type chatSession struct {
 	// are shown only then, so piped sessions produce clean output.
 	interactive bool
 	usage       model.Usage
-	turns       int
+	// provider is the model's, asked for its context window.
+	provider model.Provider
+	turns    int
 	// front is the terminal UI, nil in line mode; lastInput is the input
 	// tokens of the last request (the context used).
 	front     *tuiFront
@@ -225,7 +227,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	h.mcp.showProgress(newProgressReporter(formatText, a.Stderr, ex, "", h.quiet))
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
-		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp,
+		conv: sr.Conversation(), sr: sr, summarize: parts.summarize, mcp: h.mcp, provider: parts.provider,
 		console: h.console, interactive: interactive, steer: h.steer, children: h.children,
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
@@ -240,6 +242,10 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		front.onMode.Store(&cycle)
 	}
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
+	if res := sr.Resumed(); res != nil && res.Snapshot != nil {
+		s.resetUsage(&res.Snapshot.Info.Usage)
+	}
+	s.watchMCP()
 	s.pushStatus()
 	if s.interactive {
 		fmt.Fprintf(a.Stderr, "rein chat: %s at %s in %s (preset %s, session %s). /help for commands, Ctrl-D to quit.\n",
@@ -539,6 +545,8 @@ func (s *chatSession) clear(ctx context.Context) {
 		s.summarize.Forget(old)
 	}
 	s.conv = conv
+	s.resetUsage(nil)
+	s.pushStatus()
 	fmt.Fprintf(s.app.Stderr, "(new conversation) session %s; the previous one is kept as %s\n", conv.ID(), old)
 }
 

@@ -115,8 +115,10 @@ func (s *chatSession) pushStatus() {
 		Tokens: fmt.Sprintf("%s in / %s out", humanTokens(s.usage.InputTokens), humanTokens(s.usage.OutputTokens)),
 		Cost:   s.cost(),
 	}
-	if w := s.cfg.Model.ContextWindow; w > 0 && s.lastInput > 0 {
-		st.Context = fmt.Sprintf("%d%%", min(100, s.lastInput*100/w))
+	if s.lastInput > 0 {
+		if w := s.contextWindow(500 * time.Millisecond); w > 0 {
+			st.Context = contextGauge(s.lastInput, w)
+		}
 	}
 	st.MCP = s.mcpSummary()
 	s.front.send(tui.StatusMsg(st))
@@ -143,7 +145,7 @@ func (s *chatSession) mcpSummary() string {
 	defer cancel()
 	up, failed := 0, 0
 	for _, st := range s.mcp.m.Status(ctx) {
-		switch st.State {
+		switch shownState(st) {
 		case mcp.StateConnected:
 			up++
 		case mcp.StateFailed:
@@ -185,9 +187,7 @@ func (s *chatSession) statusCommand() {
 	w := s.app.Stderr
 	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.modeName())
 	fmt.Fprintf(w, "session %s in %s, %s\n", s.conv.ID(), s.ws.Dir(), plural(s.turns, "turn"))
-	if win := s.cfg.Model.ContextWindow; win > 0 {
-		fmt.Fprintf(w, "context: %d of %d tokens in the last request\n", s.lastInput, win)
-	}
+	fmt.Fprintln(w, s.contextLine())
 	if m := s.mcpSummary(); m != "" {
 		fmt.Fprintf(w, "MCP servers: %s (/mcp for details)\n", m)
 	}

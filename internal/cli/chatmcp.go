@@ -37,7 +37,7 @@ func (s *chatSession) mcpStatus(ctx context.Context) {
 // what it offers, or why it is not connected.
 func statusLine(st mcp.Status) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", st.Name, st.State)
+	fmt.Fprintf(&b, "%s: %s", st.Name, shownState(st))
 	if st.State == mcp.StateConnected {
 		fmt.Fprintf(&b, " over %s", st.Transport)
 		if st.Era != "" {

@@ -117,7 +117,12 @@ func (s *chatSession) resume(ctx context.Context, id string) {
 		s.summarize.Forget(old)
 	}
 	restoreSummaries(res, s.summarize, res.Conversation)
-	s.conv, s.lastInput, s.context, s.note = res.Conversation, 0, nil, ""
+	s.conv, s.context, s.note = res.Conversation, nil, ""
+	var used *model.Usage
+	if res.Snapshot != nil {
+		used = &res.Snapshot.Info.Usage
+	}
+	s.resetUsage(used)
 	s.pushStatus()
 	s.announceResumed(res)
 	fmt.Fprintf(s.app.Stderr, "(the previous session is kept as %s)\n", old)

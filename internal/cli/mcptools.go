@@ -35,6 +35,9 @@ type mcpTools struct {
 	// servers that connected late; nil drops them (json output, or
 	// between runs).
 	progress atomic.Pointer[progressReporter]
+	// onChange is told when a server connects or fails (the chat's
+	// status line); nil: nobody.
+	onChange atomic.Pointer[func()]
 	// grace is how long the first refresh waits for servers that are not
 	// required ([mcp] startup_grace). settled is set once a refresh gave
 	// a run its tools: servers that connect after it are noted.
@@ -101,12 +104,16 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 	mc := a.mcpConfig(plan.servers, ws.Dir(), in)
 	mc.Confine = mcpConfiner(ws)
 	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
-	mc.OnConnected = func(server string) { go mt.join(server) }
+	mc.OnConnected = func(server string) {
+		go mt.join(server)
+		mt.changed()
+	}
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
 		mt.progress.Load().report(p)
 	}
 	mc.OnProblem = func(p mcp.Problem) {
 		fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
+		mt.changed()
 	}
 	var err error
 	mt.m, err = mcp.New(mc)
@@ -417,5 +424,12 @@ func (mt *mcpTools) showProgress(r *progressReporter) {
 func (mt *mcpTools) close() {
 	if mt != nil {
 		mt.m.Close()
+	}
+}
+
+// changed tells onChange, off the caller's goroutine (the MCP manager's).
+func (mt *mcpTools) changed() {
+	if f := mt.onChange.Load(); f != nil {
+		go (*f)()
 	}
 }

@@ -62,8 +62,8 @@ type TurnMsg struct{ Running bool }
 // Status is what the status line shows; empty fields are left out.
 type Status struct {
 	Model, Preset, Session string
-	// Context is the share of the context window the last request used,
-	// e.g. "12%"; Tokens the session's "in/out"; Cost its price.
+	// Context is the context window the last request used, e.g.
+	// "12.3k/32k 38%"; Tokens the session's "in/out"; Cost its price.
 	Context, Tokens, Cost string
 	// MCP is the servers' state, e.g. "2 up, 1 failed".
 	MCP string

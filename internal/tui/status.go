@@ -6,6 +6,10 @@ import (
 	"github.com/reinharness/rein/internal/termsafe"
 )
 
+// MCPStatusMsg replaces the status line's MCP servers only: servers
+// connect and fail between turns, when nothing else changes.
+type MCPStatusMsg string
+
 // statusLine is the bottom line: model, preset, context, tokens, cost,
 // MCP servers, session; cut to the terminal's width.
 func (m *Model) statusLine() string {

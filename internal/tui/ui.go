@@ -169,6 +169,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = Status(msg)
 	case ModeMsg:
 		m.status.Preset = msg.Mode
+	case MCPStatusMsg:
+		m.status.MCP = string(msg)
 	case AskMsg:
 		m.asking = msg.Open
 	case SubmitMsg:
