@@ -42,6 +42,8 @@ sandbox) and adds it and its output to your next message. Commands:
   /mode   show the permission mode; /mode NAME switches to read-only,
           editor, full or plan (Shift+Tab cycles them in the chat UI);
           /mode accept carries out the plan made in plan mode
+  /expand show in full the pastes of your last message, which the chat UI
+          shows as [pasted N lines] (the model got them whole)
   /permissions  list what was allowed "always for this project";
           /permissions rm N revokes grant N
   /memory list the memories seen here; /memory search Q, rm ID, edit ID TEXT
@@ -69,6 +71,13 @@ or an @path, Up/Down walk this workspace's history, Esc or Ctrl-C cancels the
 answer in progress, Ctrl-T shows the folded reasoning, Ctrl-O the whole last
 tool result, Shift+Tab cycles the permission mode (read-only, editor, full,
 plan; full asks once), Ctrl-D (or Ctrl-C twice at an empty prompt) quits. With piped
+Keys: Enter sends, Alt-Enter, Shift-Enter or Ctrl-J adds a line (the input
+grows to 8 lines, then scrolls), a paste of more than 8 lines shows as
+[pasted N lines] (Ctrl-X expands it; /expand shows the last message's), Tab
+completes a /command or an @path, Up/Down walk this workspace's history, Esc
+or Ctrl-C cancels the answer in progress, Ctrl-T shows the folded reasoning,
+Ctrl-O the whole last tool result, Ctrl-D (or Ctrl-C twice at an empty
+prompt) quits. With piped
 stdin (or --no-tui) it is line-oriented: each line is a turn, tool activity
 goes to stderr, Ctrl-C cancels the turn and Ctrl-D or /exit quits. The
 conversation carries over between turns either way.

@@ -18,7 +18,7 @@ import (
 // builtinCommands are chat's own slash commands, for Tab completion.
 var builtinCommands = []string{
 	"/help", "/diff", "/undo", "/compact", "/clear", "/usage", "/cost", "/status",
-	"/model", "/resume", "/init", "/permissions", "/mcp", "/prompt", "/skills", "/mode", "/memory", "/exit",
+	"/model", "/expand", "/resume", "/init", "/permissions", "/mcp", "/prompt", "/skills", "/mode", "/memory", "/exit",
 }
 
 // chatCommandNames are the slash commands Tab completes: the built-in

@@ -62,12 +62,13 @@ func TestTUIInputEditing(t *testing.T) {
 	tm := e.startTUI(t, 100, 30, "-e", srv.URL)
 	tm.waitText("session")
 
-	for i, l := range []string{"first line", "second line", "third line"} {
-		if i > 0 {
-			tm.key("M-Enter")
-		}
-		tm.typ(l)
-	}
+	// Alt-Enter, then Shift-Enter as a terminal with the kitty keyboard
+	// protocol sends it (CSI 13;2u; tmux 3.3 has no key name for it).
+	tm.typ("first line")
+	tm.key("M-Enter")
+	tm.typ("second line")
+	tm.typ("\x1b[13;2u")
+	tm.typ("third line")
 	tm.waitInput("› first line\n  second line\n  third line")
 	tm.key("C-c")
 	tm.waitInput("› Ask anything · /help for commands · @file attaches · !cmd runs")
