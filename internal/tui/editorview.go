@@ -60,11 +60,12 @@ func (e *editor) cwidth(c string) int {
 	return uniseg.StringWidth(s)
 }
 
-// layout wraps the text into rows of at most width columns (a cluster
-// wider than a row gets a row of its own).
+// layout wraps the text into rows of at most width-1 columns, the last
+// column kept for the cursor at a row's end (a cluster wider than a row
+// gets a row of its own).
 func (e *editor) layout() []row {
 	var rows []row
-	w := max(e.width, 1)
+	w := max(e.width-1, 1)
 	start := 0
 	for {
 		end := e.lineEnd(start)

@@ -7,10 +7,12 @@ type SubmitMsg struct{ Text string }
 
 // submit handles a SubmitMsg; a draft being typed is kept.
 func (m *Model) submit(text string) {
-	draft := m.input.Value()
+	draft := m.input
+	m.input = newEditor()
+	m.input.width = draft.width
 	m.input.SetValue(text)
 	m.send()
-	if draft != "" {
-		m.input.SetValue(draft)
+	if draft.text != "" {
+		m.input = draft // with its collapsed pastes
 	}
 }

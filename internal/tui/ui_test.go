@@ -186,6 +186,30 @@ func TestScreenPasteIsOneMessage(t *testing.T) {
 	}
 }
 
+func TestScreenLongPasteCollapsed(t *testing.T) {
+	s := newScreen(t, 80, 24)
+	rows := strings.Repeat("a log row\n", 199) + "the last row"
+	s.typ("why ")
+	s.send(tea.PasteMsg{Content: rows})
+	if live := s.live(); strings.Contains(live, "a log row") || !strings.Contains(live, "› why [pasted 200 lines]") {
+		t.Fatalf("the input echoes the paste:\n%s", live)
+	}
+	s.send(SubmitMsg{Text: "first"}) // a draft with a paste survives
+	s.press(tea.KeyEnter, 0)
+	want := []Action{{Kind: ActionSend, Text: "first"}, {Kind: ActionSend, Text: "why " + rows}}
+	if diff := cmp.Diff(want, s.actions); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+	if all := stripANSI(strings.Join(s.scroll, "\n")); strings.Contains(all, "a log row") || !strings.Contains(all, "› why [pasted 200 lines]") {
+		t.Fatalf("the transcript echoes the paste:\n%s", all)
+	}
+	s.typ("/expand")
+	s.press(tea.KeyEnter, 0)
+	if all := strings.Join(s.scroll, "\n"); !strings.Contains(all, "the last row") || len(s.actions) != 2 {
+		t.Fatalf("/expand: %d actions, scrollback:\n%s", len(s.actions), all)
+	}
+}
+
 func TestScreenKeys(t *testing.T) {
 	s := newScreen(t, 80, 24)
 	s.typ("a")
