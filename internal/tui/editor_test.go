@@ -82,7 +82,7 @@ func TestEditorShowsEveryLineUpToTheCap(t *testing.T) {
 
 func TestEditorWrapsByWidth(t *testing.T) {
 	e := newEditor()
-	e.width = 11 // 10 for text, 1 for the cursor at a row's end
+	e.width = 11                            // 10 for text, 1 for the cursor at a row's end
 	e.InsertString(strings.Repeat("👍🏽", 7)) // 14 columns
 	rows := e.layout()
 	if len(rows) != 2 || e.cols(rows[0].start, rows[0].end) != 10 {
