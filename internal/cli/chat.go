@@ -75,12 +75,11 @@ Keys: Enter sends, Alt-Enter, Shift-Enter or Ctrl-J adds a line (the input
 grows to 8 lines, then scrolls), a paste of more than 8 lines shows as
 [pasted N lines] (Ctrl-X expands it; /expand shows the last message's), Tab
 completes a /command or an @path, Up/Down walk this workspace's history,
-Esc or Ctrl-C cancels the answer in progress, Ctrl-T shows the folded
-reasoning, Ctrl-O the whole last tool result, Ctrl-D (or Ctrl-C twice at an
-empty prompt) quits. With piped stdin (or --no-tui) it is line-oriented:
-each line is a turn, tool activity goes to stderr, Ctrl-C cancels the turn
-and Ctrl-D or /exit quits. The conversation carries over between turns
-either way.
+Esc or Ctrl-C cancels the answer in progress, Ctrl-T shows the folded reasoning,
+Ctrl-O the whole last tool result, Ctrl-D (or Ctrl-C twice at an empty prompt)
+quits. With piped stdin (or --no-tui) it is line-oriented: each line is a turn,
+tool activity goes to stderr, Ctrl-C cancels the turn and Ctrl-D or /exit
+quits. The conversation carries over between turns either way.
 
 On a terminal, questions of MCP servers are put to you as they come: a form
 is asked field by field (/decline or /cancel at any field), a link is shown
