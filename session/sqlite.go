@@ -198,6 +198,14 @@ func (s *SQLite) List(ctx context.Context, f Filter) ([]Info, error) {
 
 // Latest implements Store.
 func (s *SQLite) Latest(ctx context.Context, workspace string) (Info, error) {
+	if workspace == "" {
+		// List reads "" as every workspace; no session has the empty
+		// one, and --continue must never pick another workspace's.
+		if err := s.checkOpen(); err != nil {
+			return Info{}, err
+		}
+		return Info{}, fmt.Errorf("%w: no workspace given", ErrNotFound)
+	}
 	list, err := s.List(ctx, Filter{Workspace: workspace, Limit: 1})
 	if err != nil {
 		return Info{}, err

@@ -1,6 +1,7 @@
 package sessiontest
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -147,6 +148,11 @@ func testLatest(t *testing.T, s session.Store) {
 	if got, err := s.Latest(ctx(t), workspace("b")); err != nil || got.ID != other.ID {
 		t.Errorf("Latest(b) = %s, %v; want %s", got.ID, err, other.ID)
 	}
+	// No session has the empty workspace (Create needs one): Latest("")
+	// must not hand out another workspace's session.
+	if got, err := s.Latest(ctx(t), ""); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Latest(\"\") = %s, %v; want ErrNotFound", got.ID, err)
+	}
 }
 
 // Every method taking an id reports an unknown one as ErrNotFound.
@@ -222,6 +228,20 @@ func testFork(t *testing.T, s session.Store) {
 			t.Errorf("fork record %d has RunID %q, want the fork's id %s", i+1, forked[i].Event.RunID, id)
 		}
 	}
+
+	// A fork of a session whose run is going on includes what its
+	// journal batched so far.
+	j = journal(t, s, src.ID)
+	appendAll(t, j, started(src.ID), usageEvent(src.ID, 4, 1, 1))
+	live, err := s.Fork(ctx(t), src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(records(t, s, live)), len(before)+2; got != want {
+		t.Errorf("a fork during a run has %d events, want %d", got, want)
+	}
+	closeJournal(t, j)
+	before = records(t, s, src.ID)
 
 	jf := journal(t, s, id)
 	appendAll(t, jf, message(id, 4, model.UserText("only in the fork")))
