@@ -147,6 +147,8 @@ func testSecretsRedacted(t *testing.T, s session.Store) {
 	b, _ := json.Marshal(snap)
 	all.Write(b)
 	all.WriteString(get(t, s, info.ID).Title)
+	titled := create(t, s, session.Info{Title: "deploy with " + shaped})
+	all.WriteString(titled.Title + get(t, s, titled.ID).Title)
 	for _, secret := range []string{registered, shaped} {
 		if strings.Contains(all.String(), secret) {
 			t.Errorf("the store gave back the secret %q", secret)
