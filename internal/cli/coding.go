@@ -248,7 +248,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt string) error {
 	// Skills' files are read-only under skill://NAME/PATH, each confined
 	// to its skill's folder.
-	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
+	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}, Exec: runCommandOptions(cfg)}
 	builtin := append(tools.Coding(h.ws, topts), basic.Tools()...)
 	// web_fetch follows the [network] rules the policy decides it by.
 	builtin = append(builtin, web.New(web.Options{Rules: h.network}))

@@ -106,7 +106,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ToolTimeout:    cfg.Agent.ToolTimeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes,
 		ContextWindow:  cfg.Model.ContextWindow,
-		Context:        strategy,
+		RepeatLimit:    cfg.Agent.RepeatLimit,
+		// 0 in the configuration is "off" (loopflags.go).
+		MaxConsecutiveDenials: agentDenials(cfg.Agent.MaxConsecutiveDenials),
+		Context:               strategy,
 		// The loop's warnings (a hook's unusable updatedInput, a
 		// recovered panic) are rein's own warning lines on stderr.
 		Logger:       slog.New(&warningHandler{w: a.Stderr}),
