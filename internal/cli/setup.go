@@ -88,7 +88,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		return nil, nil, err
 	}
 	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
-	instructions := a.loadInstructions(h.ws.Dir())
+	instructions, err := a.runInstructions(cfg, h)
+	if err != nil {
+		return nil, nil, err
+	}
 	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort}
 	ac := agent.Config{
 		Provider:       p,
