@@ -129,4 +129,3 @@ func (a *App) runInstructions(cfg *config.Config, h *harness) (*history.Instruct
 	in.Files = append(in.Files, history.LoadedFile{Path: "--append-system-prompt"})
 	return in, nil
 }
-
