@@ -157,3 +157,29 @@ func TestChatStatusListsOtherInstructions(t *testing.T) {
 		t.Errorf("/status lacks %q:\n%s", want, res.stderr)
 	}
 }
+
+// TestBinaryMaxDenials: [agent] max_consecutive_denials = 0 lets the run
+// go on through four denied calls to the model's answer; --max-denials 2
+// (the flag over the file) ends it blocked at the second.
+func TestBinaryMaxDenials(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[agent]\nmax_consecutive_denials = 0\n\n[[policy.tools]]\nname = \"write_file\"\naction = \"deny\"\n")
+	script := func() []modeltest.Step {
+		var out []modeltest.Step
+		for i := range 4 {
+			out = append(out, sse(toolBody("c"+string(rune('0'+i)), "write_file",
+				mustJSONString(t, map[string]string{"path": "f.txt", "content": strings.Repeat("x", i+1)}))))
+		}
+		return append(out, sse(textBody("done")))
+	}
+	srv := modeltest.NewServer(t, script()...)
+	res := e.invoke("").run(t, "run", "-e", srv.URL, "write")
+	if res.code != 0 || len(srv.Requests()) != 5 {
+		t.Fatalf("denials off: exit %d after %d requests, want 0 after 5; stderr:\n%s", res.code, len(srv.Requests()), res.stderr)
+	}
+	srv = modeltest.NewServer(t, script()...)
+	res = e.invoke("").run(t, "run", "-e", srv.URL, "--max-denials", "2", "write")
+	if res.code == 0 || !strings.Contains(res.stderr, "blocked") || len(srv.Requests()) != 2 {
+		t.Errorf("--max-denials 2: exit %d after %d requests, want blocked after 2; stderr:\n%s", res.code, len(srv.Requests()), res.stderr)
+	}
+}
