@@ -27,6 +27,15 @@ const (
 	DefaultMaxResultBytes   = 64 << 10
 	DefaultMaxSubagentDepth = 3
 	DefaultMaxTreeSteps     = 50
+	// DefaultRepeatLimit and DefaultMaxConsecutiveDenials mirror the
+	// agent package's; DefaultCommandTimeout, DefaultCommandMaxTimeout
+	// and DefaultCommandOutputBytes mirror tools/exec's (a test keeps
+	// them equal).
+	DefaultRepeatLimit           = 3
+	DefaultMaxConsecutiveDenials = 3
+	DefaultCommandTimeout        = 2 * time.Minute
+	DefaultCommandMaxTimeout     = 10 * time.Minute
+	DefaultCommandOutputBytes    = 32 << 10
 )
 
 // Default bounds of a model request. They mirror internal/httpx's and
@@ -117,6 +126,19 @@ type AgentConfig struct {
 	// run and all its sub-agents together.
 	MaxSubagentDepth int
 	MaxTreeSteps     int
+	// RepeatLimit ends a run when the same call gave the same result this
+	// many times in a row (at least 2; there is no "off": see
+	// docs/configuration.md). MaxConsecutiveDenials ends it when this
+	// many calls in a row were denied; 0 turns that stop off (the step
+	// limit still bounds the run), and only the user's own layers may.
+	RepeatLimit           int
+	MaxConsecutiveDenials int
+	// CommandTimeout is run_command's time limit when a call gives none,
+	// CommandMaxTimeout the most a call may ask for, CommandOutputBytes
+	// the output kept of one command (head and tail).
+	CommandTimeout     time.Duration
+	CommandMaxTimeout  time.Duration
+	CommandOutputBytes int
 }
 
 // Secret is a credential. Its String, GoString and MarshalText methods
@@ -228,4 +250,10 @@ type Settings struct {
 	MaxResultBytes   *int
 	MaxSubagentDepth *int
 	MaxTreeSteps     *int
+
+	RepeatLimit           *int
+	MaxConsecutiveDenials *int
+	CommandTimeout        *time.Duration
+	CommandMaxTimeout     *time.Duration
+	CommandOutputBytes    *int
 }

@@ -132,10 +132,31 @@ var specs = []keySpec{
 	{key: "agent.max_tree_steps", name: "max_tree_steps", kind: kindInt,
 		inFiles: true, limit: true, validate: intRange(1, 1<<20),
 		field: func(s *Settings) any { return &s.MaxTreeSteps }},
+	// The loop's stops. A repeat limit of 1 would end every run at its
+	// first call and "off" lets a stuck model spend every step, so it is
+	// 2 or more; max_consecutive_denials 0 is off (the step limit still
+	// bounds the run), which a project cannot choose (0 is unlimited).
+	{key: "agent.repeat_limit", name: "repeat_limit", kind: kindInt, flag: "--repeat-limit",
+		inFiles: true, limit: true, validate: intRange(2, 1000),
+		field: func(s *Settings) any { return &s.RepeatLimit }},
+	{key: "agent.max_consecutive_denials", name: "max_consecutive_denials", kind: kindInt, flag: "--max-denials",
+		inFiles: true, limit: true, zeroIsUnlimited: true, validate: intRange(0, 1000),
+		field: func(s *Settings) any { return &s.MaxConsecutiveDenials }},
+	// run_command's defaults; a call's own timeout_s is capped at
+	// command_max_timeout.
+	{key: "agent.command_timeout", name: "command_timeout", kind: kindDuration, flag: "--command-timeout",
+		inFiles: true, limit: true, validate: durationRange(time.Second, 24*time.Hour),
+		field: func(s *Settings) any { return &s.CommandTimeout }},
+	{key: "agent.command_max_timeout", name: "command_max_timeout", kind: kindDuration,
+		inFiles: true, limit: true, validate: durationRange(time.Second, 24*time.Hour),
+		field: func(s *Settings) any { return &s.CommandMaxTimeout }},
+	{key: "agent.command_output_bytes", name: "command_output_bytes", kind: kindInt,
+		inFiles: true, limit: true, validate: intRange(1<<10, 64<<20),
+		field: func(s *Settings) any { return &s.CommandOutputBytes }},
 }
 
 // deferredSections are top-level tables owned by other packages.
-var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "network", "session", "telemetry", "context", "hooks", "verify", "temporal", "memory"}
+var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "network", "session", "telemetry", "context", "hooks", "verify", "temporal", "memory", "instructions"}
 
 // typedSections are the top-level tables this package decodes.
 var typedSections = []string{"model", "agent"}

@@ -79,7 +79,11 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	m.resolveAPIKey(&opts.Flags, getenv)
-	return m.result(), nil
+	c := m.result()
+	if err := c.checkCommandTimeouts(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // readFiles reads the user (or --config) file and the project file.
@@ -347,6 +351,12 @@ func (m *merger) result() *Config {
 			MaxResultBytes:   deref(e.MaxResultBytes, *d.MaxResultBytes),
 			MaxSubagentDepth: deref(e.MaxSubagentDepth, *d.MaxSubagentDepth),
 			MaxTreeSteps:     deref(e.MaxTreeSteps, *d.MaxTreeSteps),
+
+			RepeatLimit:           deref(e.RepeatLimit, *d.RepeatLimit),
+			MaxConsecutiveDenials: deref(e.MaxConsecutiveDenials, *d.MaxConsecutiveDenials),
+			CommandTimeout:        deref(e.CommandTimeout, *d.CommandTimeout),
+			CommandMaxTimeout:     deref(e.CommandMaxTimeout, *d.CommandMaxTimeout),
+			CommandOutputBytes:    deref(e.CommandOutputBytes, *d.CommandOutputBytes),
 		},
 		Warnings: m.warnings,
 		sources:  m.sources,
@@ -380,6 +390,12 @@ func defaultSettings() Settings {
 		MaxResultBytes:   new(DefaultMaxResultBytes),
 		MaxSubagentDepth: new(DefaultMaxSubagentDepth),
 		MaxTreeSteps:     new(DefaultMaxTreeSteps),
+
+		RepeatLimit:           new(DefaultRepeatLimit),
+		MaxConsecutiveDenials: new(DefaultMaxConsecutiveDenials),
+		CommandTimeout:        new(DefaultCommandTimeout),
+		CommandMaxTimeout:     new(DefaultCommandMaxTimeout),
+		CommandOutputBytes:    new(DefaultCommandOutputBytes),
 	}
 }
 

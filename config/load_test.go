@@ -74,7 +74,8 @@ func TestLoadDefaults(t *testing.T) {
 		t.Errorf("model (-want +got):\n%s", diff)
 	}
 	wantAgent := config.AgentConfig{MaxSteps: 50, MaxParallelTools: 4, ToolTimeout: 2 * time.Minute, MaxResultBytes: 65536,
-		MaxSubagentDepth: 3, MaxTreeSteps: 50}
+		MaxSubagentDepth: 3, MaxTreeSteps: 50, RepeatLimit: 3, MaxConsecutiveDenials: 3,
+		CommandTimeout: 2 * time.Minute, CommandMaxTimeout: 10 * time.Minute, CommandOutputBytes: 32 << 10}
 	if diff := cmp.Diff(wantAgent, c.Agent); diff != "" {
 		t.Errorf("agent (-want +got):\n%s", diff)
 	}

@@ -65,6 +65,10 @@ type InstructionSources struct {
 	UserConfigDir string
 	// MaxBytes caps the text (DefaultInstructionsBytes when <= 0).
 	MaxBytes int
+	// Others also reads, at the workspace root, the files other agents'
+	// users keep for the whole project (others.go), after the root's
+	// AGENTS.md and CLAUDE.md files and before CLAUDE.local.md.
+	Others bool
 }
 
 // LoadedFile is one file whose text went into the instructions.
@@ -161,6 +165,9 @@ func LoadInstructionsFrom(src InstructionSources) (*Instructions, error) {
 	if l.ws != nil {
 		for _, dir := range dirsDown(src.WorkspaceRoot, src.WorkDir) {
 			for _, base := range dirInstructionNames {
+				if dir == "." && base == LocalInstructionsFile && src.Others {
+					found = append(found, l.otherFiles()...)
+				}
 				if s, ok := l.workspaceFile(filepath.Join(dir, base)); ok {
 					found = append(found, s)
 				}

@@ -27,6 +27,10 @@ type source struct {
 	abs     string      // its lexical absolute path: relative imports start here
 	name    string      // its name inside its root (workspace and home kinds)
 	info    fs.FileInfo // to recognise a file reached twice
+	// noImports: the file's @path mentions are not imports (other
+	// agents' files but GEMINI.md); mdc: a Cursor rule, whose front
+	// matter decides whether it applies and is not part of the text.
+	noImports, mdc bool
 }
 
 // loader reads one set of instructions.
@@ -102,6 +106,9 @@ func (l *loader) include(s source, importedBy string, depth int) {
 	if !ok || l.full {
 		return
 	}
+	if s.noImports {
+		return
+	}
 	imports := scanImports(content)
 	if depth >= MaxImportDepth {
 		l.depthLimit(s, imports)
@@ -154,7 +161,7 @@ func (l *loader) appendFile(s source, importedBy string) (string, bool) {
 		sep = "\n\n"
 	}
 	room := l.maxBytes - l.b.Len() - len(sep) - len(header)
-	content, err := l.read(s, max(room, 0)+1)
+	content, err := l.readText(s, room)
 	if err != nil {
 		l.errs = append(l.errs, err)
 		return "", false

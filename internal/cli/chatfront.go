@@ -225,6 +225,6 @@ func (s *chatSession) permissionsCommand(arg string) {
 		return
 	}
 	for i, p := range ps {
-		fmt.Fprintf(w, "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.Added.Format("2006-01-02"))
+		fmt.Fprintf(w, "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.when())
 	}
 }

@@ -69,6 +69,9 @@ type harness struct {
 	toolProgress func(callID, tool, text string)
 	// mem is the long-term memory (memorywire.go); nil when off.
 	mem *memoryWiring
+	// appendPrompt is --append-system-prompt's text (appendprompt.go),
+	// added after the instructions; "" when not given.
+	appendPrompt string
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -181,6 +184,11 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		// Memory is a help, never a reason to refuse a run.
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
 	}
+	if h.appendPrompt, err = a.readAppendPrompt(o.flags); err != nil {
+		h.mem.close()
+		ws.Close()
+		return nil, err
+	}
 	if err := h.build(cfg, a.Getenv, o.prompt); err != nil {
 		h.mem.close()
 		ws.Close()
@@ -248,7 +256,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt string) error {
 	// Skills' files are read-only under skill://NAME/PATH, each confined
 	// to its skill's folder.
-	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}}
+	topts := tools.Options{FS: toolsfs.Options{Mounts: []toolsfs.Mount{skillMount(h.skills)}}, Exec: runCommandOptions(cfg)}
 	builtin := append(tools.Coding(h.ws, topts), basic.Tools()...)
 	// web_fetch follows the [network] rules the policy decides it by.
 	builtin = append(builtin, web.New(web.Options{Rules: h.network}))

@@ -91,7 +91,7 @@ func newContextStrategy(s contextSettings, p model.Provider, modelName string) (
 // current directory (when that is inside the workspace), with their
 // @path imports. A file that cannot be read or is refused is reported as
 // a warning, as is the cap cutting the text; the others still apply.
-func (a *App) loadInstructions(workspace string) *history.Instructions {
+func (a *App) loadInstructions(workspace string, others bool) *history.Instructions {
 	workDir := workspace
 	if wd, err := a.Getwd(); err == nil {
 		if rel, err := filepath.Rel(workspace, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -103,7 +103,7 @@ func (a *App) loadInstructions(workspace string) *history.Instructions {
 		userDir = filepath.Dir(p)
 	}
 	in, err := history.LoadInstructionsFrom(history.InstructionSources{
-		WorkspaceRoot: workspace, WorkDir: workDir, Home: homeDir(a.Getenv), UserConfigDir: userDir,
+		WorkspaceRoot: workspace, WorkDir: workDir, Home: homeDir(a.Getenv), UserConfigDir: userDir, Others: others,
 	})
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {

@@ -57,6 +57,9 @@ type commonFlags struct {
 	noMemory bool
 	// noTUI keeps chat in the line mode on a terminal (chat only).
 	noTUI bool
+	// loop holds the loop-limit flags and --append-system-prompt
+	// (loopflags.go).
+	loop loopFlags
 }
 
 func (f *commonFlags) register(fs *pflag.FlagSet) {
@@ -80,6 +83,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
 	// The sessions commands may register --state-dir as well; the flag
 	// is shared, and read through stateDirFlag whoever defined it.
+	f.loop.register(fs)
 	if fs.Lookup("state-dir") == nil {
 		fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state: sessions, logs, approved rules (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	}
@@ -151,6 +155,7 @@ func (f *commonFlags) settings() config.Settings {
 	if changed("reasoning-effort") {
 		s.ReasoningEffort = new(f.reasoningEffort)
 	}
+	f.loop.settings(changed, &s)
 	return s
 }
 

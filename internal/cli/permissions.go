@@ -28,6 +28,43 @@ type permission struct {
 	Tool    string    `json:"tool,omitempty"`
 	Command []string  `json:"command,omitempty"`
 	Added   time.Time `json:"added"`
+	// Expires ends the grant (rein permissions add --ttl); nil keeps it
+	// until revoked, as the dialog's "always" does. An expired grant is
+	// ignored and pruned from the file at the next read.
+	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// expired reports whether the grant has ended by now.
+func (p permission) expired(now time.Time) bool {
+	return p.Expires != nil && !now.Before(*p.Expires)
+}
+
+// when is the grant's date, and its expiry when it has one, for lists.
+func (p permission) when() string {
+	s := p.Added.Format("2006-01-02")
+	if p.Expires != nil {
+		s += ", expires " + p.Expires.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return s
+}
+
+// pruneExpired drops the ended grants from d; it reports whether any
+// were.
+func pruneExpired(d *permissionsData, now time.Time) bool {
+	pruned := false
+	for key, list := range d.Workspaces {
+		live := slices.DeleteFunc(slices.Clone(list), func(p permission) bool { return p.expired(now) })
+		if len(live) == len(list) {
+			continue
+		}
+		pruned = true
+		if len(live) == 0 {
+			delete(d.Workspaces, key)
+		} else {
+			d.Workspaces[key] = live
+		}
+	}
+	return pruned
 }
 
 // describe is the grant as /permissions and rein permissions list show it.
@@ -95,7 +132,15 @@ func (s *permissionStore) list(ws string) ([]permission, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, err := s.load()
-	return d.Workspaces[canonicalDir(ws)], err
+	if err != nil {
+		return nil, err
+	}
+	if pruneExpired(&d, time.Now()) {
+		// Ended grants are already ignored; removing them from the file
+		// is housekeeping, so a read-only state directory is no error.
+		_ = s.save(d)
+	}
+	return d.Workspaces[canonicalDir(ws)], nil
 }
 
 // add records grants for ws, skipping ones it holds already.
@@ -109,11 +154,16 @@ func (s *permissionStore) add(ws string, ps ...permission) error {
 	if err != nil {
 		return err
 	}
+	pruneExpired(&d, time.Now())
 	key := canonicalDir(ws)
 	for _, p := range ps {
-		if !slices.ContainsFunc(d.Workspaces[key], func(q permission) bool { return q.Tool == p.Tool && slices.Equal(q.Command, p.Command) }) {
+		i := slices.IndexFunc(d.Workspaces[key], func(q permission) bool { return q.Tool == p.Tool && slices.Equal(q.Command, p.Command) })
+		if i < 0 {
 			d.Workspaces[key] = append(d.Workspaces[key], p)
+			continue
 		}
+		// Granting again sets the expiry anew: the user's latest word.
+		d.Workspaces[key][i].Expires = p.Expires
 	}
 	return s.save(d)
 }
@@ -129,6 +179,8 @@ func (s *permissionStore) remove(ws string, n int) (permission, error) {
 	if err != nil {
 		return permission{}, err
 	}
+	// Numbered as list shows them: without the ended grants.
+	pruneExpired(&d, time.Now())
 	key := canonicalDir(ws)
 	list := d.Workspaces[key]
 	if n < 1 || n > len(list) {

@@ -3,14 +3,17 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/internal/termsafe"
 )
 
-// NewPermissionsCommand returns `rein permissions list|rm N`: the grants
+// NewPermissionsCommand returns `rein permissions list|add|rm N`: the grants
 // made with "always for this project" in chat's approval dialog, kept in
 // the state directory per workspace (chat's /permissions shows the same).
 func NewPermissionsCommand(a *App) *cobra.Command {
@@ -21,15 +24,17 @@ func NewPermissionsCommand(a *App) *cobra.Command {
 		Long: `In rein chat's approval dialog, "always for this project" allows a tool,
 or one exact command, in this workspace from then on. The grants are kept in
 rein's state directory (permissions.json), keyed by the workspace, never in
-the repository. list shows the workspace's grants, numbered; rm N revokes
-grant N (chat's /permissions does the same).`,
+the repository. list shows the workspace's grants, numbered; add grants a
+tool (--tool NAME) or one exact command (after --), for good or, with --ttl,
+for a while; rm N revokes grant N (chat's /permissions does the same).
+Ended grants are ignored and dropped from the file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&dirFlag, "state-dir", "", "directory for rein's state (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	cmd.PersistentFlags().StringVarP(&wsFlag, "workspace", "C", "", "the workspace directory (default: the enclosing git repository's root, else the current directory)")
 	pc := &permissionsCmd{app: a, dirFlag: &dirFlag, wsFlag: &wsFlag}
-	cmd.AddCommand(pc.listCommand(), pc.rmCommand())
+	cmd.AddCommand(pc.listCommand(), pc.addCommand(), pc.rmCommand())
 	return cmd
 }
 
@@ -70,7 +75,7 @@ func (c *permissionsCmd) listCommand() *cobra.Command {
 				return nil
 			}
 			for i, p := range ps {
-				fmt.Fprintf(termsafe.NewWriter(c.app.Stdout), "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.Added.Format("2006-01-02"))
+				fmt.Fprintf(termsafe.NewWriter(c.app.Stdout), "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.when())
 			}
 			return nil
 		},
@@ -104,4 +109,82 @@ func (c *permissionsCmd) rmCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func (c *permissionsCmd) addCommand() *cobra.Command {
+	var toolName, ttl string
+	cmd := &cobra.Command{
+		Use:   "add [--ttl 7d] (--tool NAME | -- COMMAND [ARG...])",
+		Short: "Allow a tool, or one exact command, in this workspace",
+		Example: `  rein permissions add --ttl 7d -- go test ./...
+  rein permissions add --tool web_fetch --ttl 12h`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case toolName == "" && len(args) == 0:
+				return usagef("add needs --tool NAME or the command after --, e.g. rein permissions add -- go test ./...")
+			case toolName != "" && len(args) > 0:
+				return usagef("add grants one thing: give --tool or a command, not both")
+			case toolName != "" && !toolNameRE.MatchString(toolName):
+				return usagef("--tool: %q is not a tool name", toolName)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := permission{Tool: toolName, Command: args, Added: time.Now().UTC()}
+			if cmd.Flags().Changed("ttl") {
+				d, err := parseTTL(ttl)
+				if err != nil {
+					return usagef("--ttl: %v", err)
+				}
+				end := p.Added.Add(d)
+				p.Expires = &end
+			}
+			store, ws, err := c.open()
+			if err != nil {
+				return c.app.fail(err, nil)
+			}
+			if err := store.add(ws, p); err != nil {
+				return c.app.fail(err, nil)
+			}
+			fmt.Fprintf(c.app.Stderr, "allowed %s in %s (%s)\n", termsafe.Line(p.describe()), termsafe.Line(canonicalDir(ws)), p.when())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&toolName, "tool", "", "the tool to allow (any arguments)")
+	cmd.Flags().StringVar(&ttl, "ttl", "", "how long the grant lasts: 90m, 12h, 7d, 2w (default: until revoked)")
+	return cmd
+}
+
+// toolNameRE accepts built-in and MCP tool names (mcp__server__tool).
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+
+// maxTTL bounds --ttl: a longer grant is a permanent one, which add
+// without --ttl gives.
+const maxTTL = 366 * 24 * time.Hour
+
+// parseTTL reads a duration with day (d) and week (w) units besides Go's
+// (h, m, s): "7d", "2w", "36h", "1h30m".
+func parseTTL(s string) (time.Duration, error) {
+	var d time.Duration
+	switch {
+	case strings.HasSuffix(s, "d") || strings.HasSuffix(s, "w"):
+		unit := 24 * time.Hour
+		if strings.HasSuffix(s, "w") {
+			unit *= 7
+		}
+		n, err := strconv.Atoi(s[:len(s)-1])
+		if err != nil || n < 0 || n > 1000 {
+			return 0, fmt.Errorf("want a duration like 7d, 2w or 12h (got %q)", s)
+		}
+		d = time.Duration(n) * unit
+	default:
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("want a duration like 7d, 2w or 12h (got %q)", s)
+		}
+	}
+	if d < time.Minute || d > maxTTL {
+		return 0, fmt.Errorf("must be between 1m and %dd (got %s); leave --ttl out for a grant until revoked", int(maxTTL/(24*time.Hour)), s)
+	}
+	return d, nil
 }

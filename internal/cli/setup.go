@@ -88,7 +88,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		return nil, nil, err
 	}
 	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
-	instructions := a.loadInstructions(h.ws.Dir())
+	instructions, err := a.runInstructions(cfg, h)
+	if err != nil {
+		return nil, nil, err
+	}
 	params := model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort}
 	ac := agent.Config{
 		Provider:       p,
@@ -106,7 +109,10 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 		ToolTimeout:    cfg.Agent.ToolTimeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes,
 		ContextWindow:  cfg.Model.ContextWindow,
-		Context:        strategy,
+		RepeatLimit:    cfg.Agent.RepeatLimit,
+		// 0 in the configuration is "off" (loopflags.go).
+		MaxConsecutiveDenials: agentDenials(cfg.Agent.MaxConsecutiveDenials),
+		Context:               strategy,
 		// The loop's warnings (a hook's unusable updatedInput, a
 		// recovered panic) are rein's own warning lines on stderr.
 		Logger:       slog.New(&warningHandler{w: a.Stderr}),

@@ -114,12 +114,17 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 		return engine.Setup{}, err
 	}
 	cfg, h := p.cfg, p.h
+	in, err := w.a.runInstructions(cfg, h)
+	if err != nil {
+		return engine.Setup{}, err
+	}
 	st := engine.Setup{
-		System: h.mem.refreshSystem(h.system, h.tools), Instructions: w.a.loadInstructions(p.dir).Text, Model: cfg.Model.Model,
+		System: h.mem.refreshSystem(h.system, h.tools), Instructions: in.Text, Model: cfg.Model.Model,
 		Params: model.Request{Temperature: cfg.Model.Temperature, MaxTokens: cfg.Model.MaxTokens, ReasoningEffort: cfg.Model.ReasoningEffort},
 		Tools:  h.tools.Specs(), MaxSteps: cfg.Agent.MaxSteps, TokenBudget: cfg.Agent.TokenBudget,
 		MaxParallel: cfg.Agent.MaxParallelTools, ToolTimeout: cfg.Agent.ToolTimeout, Timeout: cfg.Agent.Timeout,
 		MaxResultBytes: cfg.Agent.MaxResultBytes, ContextWindow: cfg.Model.ContextWindow,
+		RepeatLimit: cfg.Agent.RepeatLimit, MaxConsecutiveDenials: agentDenials(cfg.Agent.MaxConsecutiveDenials),
 	}
 	st.Hooks = p.steer != nil
 	if v := h.verify; v != nil {
