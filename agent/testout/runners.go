@@ -171,3 +171,54 @@ func parseGeneric(lines []string) []Failure {
 	}
 	return fs
 }
+
+var (
+	// unittestHead is "FAIL: test_add (test_calc.TestCalc.test_add)"
+	// (Python ≥ 3.11 repeats the method; older ones name the class).
+	unittestHead = regexp.MustCompile(`^(?:FAIL|ERROR): (\S+) \((\S+)\)$`)
+	// unittestFrame is a traceback's `  File "p/test_calc.py", line 8, in f`.
+	unittestFrame = regexp.MustCompile(`^  File "([^"]+)", line (\d+), in `)
+)
+
+// parseUnittest reads python -m unittest: each FAIL/ERROR block's
+// traceback, the last frame in a test file, else its last frame.
+func parseUnittest(lines []string) []Failure {
+	var fs []Failure
+	for i, l := range lines {
+		m := unittestHead.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		name := m[2]
+		if !strings.HasSuffix(name, "."+m[1]) {
+			name += "." + m[1]
+		}
+		f := Failure{Name: name}
+		var last Failure
+		for _, n := range lines[i+1:] {
+			if strings.HasPrefix(n, "=====") || unittestHead.MatchString(n) {
+				break
+			}
+			if fr := unittestFrame.FindStringSubmatch(n); fr != nil {
+				loc := Failure{File: fr[1], Line: atoi(fr[2])}
+				if strings.Contains(filepathBase(fr[1]), "test") {
+					f.File, f.Line = loc.File, loc.Line
+				}
+				last = loc
+			}
+		}
+		if f.File == "" {
+			f.File, f.Line = last.File, last.Line
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// filepathBase is the last element of a slash or backslash path.
+func filepathBase(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,6 +1,6 @@
 // Package testout reads the output of common test runners — go test (text
 // and -json), pytest, jest, vitest, cargo test — into the failing tests'
-// names and file:line locations, with a generic "file:line:" fallback for
+// names and file:line locations (and python -m unittest), with a generic "file:line:" fallback for
 // compilers and linters. The verification gate leads its message to the
 // model with the summary ("2 failing tests: TestAdd (calc_test.go:7), …")
 // so the model sees what failed before the raw output.
@@ -36,6 +36,8 @@ const (
 	RunnerGo     = "go"
 	RunnerGoJSON = "go-json"
 	RunnerPytest = "pytest"
+	// RunnerUnittest is python -m unittest.
+	RunnerUnittest = "unittest"
 	RunnerJest   = "jest"
 	RunnerVitest = "vitest"
 	RunnerCargo  = "cargo"
@@ -84,6 +86,7 @@ var parsers = []parser{
 	{RunnerGo, parseGoText},
 	{RunnerCargo, parseCargo},
 	{RunnerPytest, parsePytest},
+	{RunnerUnittest, parseUnittest},
 	{RunnerVitest, parseVitest},
 	{RunnerJest, parseJest},
 	{RunnerGeneric, parseGeneric},

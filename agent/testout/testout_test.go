@@ -17,10 +17,10 @@ func sample(t testing.TB, name string) string {
 }
 
 // TestParseRealOutput parses output the runners printed. go test (text,
-// -json, a build failure) and cargo test were run on small failing
-// projects (the module and crate under testdata's header comments are
-// in the commit message); pytest, jest and vitest were not installed, so
-// their samples are written from the formats their documentation shows.
+// -json, a build failure), cargo test and python -m unittest were run on
+// small failing projects (under /tmp/vp, hence the paths); pytest, jest
+// and vitest were not installed, so their samples are written from the
+// formats their documentation shows.
 func TestParseRealOutput(t *testing.T) {
 	for _, tc := range []struct {
 		file, runner, summary string
@@ -30,6 +30,7 @@ func TestParseRealOutput(t *testing.T) {
 		{"go_build.txt", RunnerGeneric, "1 reported location: calc.go:8"},
 		{"cargo_test.txt", RunnerCargo, "2 failing tests: tests::it_panics (src/lib.rs:12), tests::it_adds (src/lib.rs:8)"},
 		{"pytest.txt", RunnerPytest, "2 failing tests: test_add (tests/test_calc.py:5), TestDiv::test_zero (tests/test_calc.py:13)"},
+		{"unittest.txt", RunnerUnittest, "2 failing tests: test_calc.TestCalc.test_div (/tmp/vp/py/test_calc.py:11), test_calc.TestCalc.test_add (/tmp/vp/py/test_calc.py:8)"},
 		{"jest.txt", RunnerJest, "1 failing test: sum › adds 1 + 2 to equal 3 (src/sum.test.js:5)"},
 		{"vitest.txt", RunnerVitest, "1 failing test: sum > adds 1 + 2 to equal 3 (src/sum.test.ts:5)"},
 		{"generic.txt", RunnerGeneric, "2 reported locations: src/main.c:12, src/util.c:40"},
@@ -66,7 +67,7 @@ func TestParseNothing(t *testing.T) {
 // TestParseTruncated: output cut anywhere still parses without panicking,
 // and a cut after the first failure keeps it.
 func TestParseTruncated(t *testing.T) {
-	for _, name := range []string{"go_test.txt", "go_test_json.txt", "cargo_test.txt", "pytest.txt", "jest.txt", "vitest.txt"} {
+	for _, name := range []string{"go_test.txt", "go_test_json.txt", "cargo_test.txt", "pytest.txt", "unittest.txt", "jest.txt", "vitest.txt"} {
 		s := sample(t, name)
 		for i := range len(s) {
 			Parse(s[:i]) // must not panic
@@ -109,7 +110,7 @@ func TestParseHostile(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"go_test.txt", "go_test_json.txt", "go_build.txt", "cargo_test.txt", "pytest.txt", "jest.txt", "vitest.txt", "generic.txt"} {
+	for _, name := range []string{"go_test.txt", "go_test_json.txt", "go_build.txt", "cargo_test.txt", "pytest.txt", "unittest.txt", "jest.txt", "vitest.txt", "generic.txt"} {
 		f.Add(sample(f, name))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
