@@ -154,3 +154,82 @@ func assertLeadsWith(t *testing.T, body, summary, output string) {
 	}
 	t.Errorf("no message holds %q:\n%s", summary, body)
 }
+
+// askCmd is a model turn calling run_command.
+func askCmd(id, command string) modeltest.Step {
+	b, _ := json.Marshal(map[string]string{"command": command})
+	return sse(toolBody(id, "run_command", string(b)))
+}
+
+// TestUnansweredAskNotADenial: under --approve never, calls that need
+// approval are refused but are not denials: two of them around a hard
+// denial (three refusals in a row, the default denial limit) do not end
+// the run blocked; it completes, and the json names the calls and how to
+// allow them.
+func TestUnansweredAskNotADenial(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		askCmd("c1", "touch a.txt"), askCmd("c2", "git push -f origin main"), askCmd("c3", "touch b.txt"),
+		sse(textBody("I could not run the commands.")),
+	)
+	res := e.run(t, "run", "--approve", "never", "--output-format", "json", "-e", srv.URL, "make files")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	out := decodeOutcome(t, res.stdout)
+	if out.Outcome != string(agent.Complete) || len(out.NeedsApproval) != 2 ||
+		out.NeedsApproval[0].CallID != "c1" || out.NeedsApproval[1].CallID != "c3" ||
+		!strings.Contains(out.NeedsApproval[0].Reason, "--approve auto") {
+		t.Errorf("outcome %q needs_approval %+v", out.Outcome, out.NeedsApproval)
+	}
+}
+
+// TestUnansweredAsksEndNeedsApproval: a run stuck on calls no one can
+// approve ends needs_approval (exit 4), naming them and the fix.
+func TestUnansweredAsksEndNeedsApproval(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		askCmd("c1", "touch a.txt"), askCmd("c2", "touch b.txt"), askCmd("c3", "touch c.txt"),
+		sse(textBody("unreached")),
+	)
+	res := e.run(t, "run", "--approve", "never", "--output-format", "json", "-e", srv.URL, "make files")
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	out := decodeOutcome(t, res.stdout)
+	if out.Outcome != string(agent.NeedsApproval) || len(out.NeedsApproval) != 3 ||
+		!strings.Contains(out.Error, "3 tool calls needed approval and no one could be asked (run_command)") ||
+		!strings.Contains(out.Error, "--approve auto") {
+		t.Errorf("outcome %q error %q needs_approval %+v", out.Outcome, out.Error, out.NeedsApproval)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// TestContentFilterOutcome: an answer the provider's filter stopped ends
+// content_filtered (exit 4) at once, with the text that arrived; the turn
+// is not retried.
+func TestContentFilterOutcome(t *testing.T) {
+	body := deltaChunk(`{"role":"assistant","content":null}`) + deltaChunk(`{"content":"Here is how to"}`) +
+		chunk(`{"finish_reason":"content_filter","index":0,"delta":{}}`) + usageChunk(20, 3) + "data: [DONE]\n\n"
+	srv := modeltest.NewServer(t, sse(body), sse(textBody("unreached")))
+	e := newEnv(t)
+	res := e.run(t, "run", "--output-format", "stream-json", "-e", srv.URL, "tell me")
+	if res.code != 4 {
+		t.Fatalf("exit %d, want 4\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var done *agent.Outcome
+	for _, l := range lines(res.stdout) {
+		var ev agent.Event
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == agent.EventSessionCompleted {
+			done = ev.Outcome
+		}
+	}
+	if done == nil || done.Kind != agent.ContentFiltered || done.Text != "Here is how to" || !strings.Contains(done.Reason, "content filter") {
+		t.Errorf("outcome %+v", done)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (not retried)", n)
+	}
+}
