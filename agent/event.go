@@ -161,8 +161,8 @@ const (
 	// ContentFiltered: the provider's content filter stopped the answer
 	// (stop reason content_filter); the filtered turn is not retried.
 	ContentFiltered OutcomeKind = "content_filtered"
-	Cancelled          OutcomeKind = "cancelled"
-	Failed             OutcomeKind = "failed"
+	Cancelled       OutcomeKind = "cancelled"
+	Failed          OutcomeKind = "failed"
 )
 
 // Outcome summarises a finished run.

@@ -38,9 +38,9 @@ const (
 	RunnerPytest = "pytest"
 	// RunnerUnittest is python -m unittest.
 	RunnerUnittest = "unittest"
-	RunnerJest   = "jest"
-	RunnerVitest = "vitest"
-	RunnerCargo  = "cargo"
+	RunnerJest     = "jest"
+	RunnerVitest   = "vitest"
+	RunnerCargo    = "cargo"
 	// RunnerGeneric is the file:line: fallback: locations, no test names.
 	RunnerGeneric = "generic"
 )
