@@ -26,7 +26,10 @@ type callState struct {
 	run bool
 	// denied marks a policy or approver denial (not an unknown tool).
 	denied bool
-	result model.ToolResult
+	// unanswered marks a denial only because no one could be asked
+	// (unanswered.go); it is not counted as a denial.
+	unanswered bool
+	result     model.ToolResult
 	// structured is the tool's Structured result (Event.ToolStructured).
 	structured json.RawMessage
 	finish     bool

@@ -150,8 +150,19 @@ const (
 	RepeatedAction     OutcomeKind = "repeated_action"
 	Blocked            OutcomeKind = "blocked"
 	VerificationFailed OutcomeKind = "verification_failed"
-	Cancelled          OutcomeKind = "cancelled"
-	Failed             OutcomeKind = "failed"
+	// VerificationUnavailable: a check of the gate cannot run at all
+	// (CheckResult.Unavailable), so the answer cannot be verified; the
+	// model is not asked again, since nothing it does can fix that.
+	VerificationUnavailable OutcomeKind = "verification_unavailable"
+	// NeedsApproval: the run was stuck on calls the policy asks about
+	// and no one can answer (no approver, --approve never); the Reason
+	// names them and how to allow them.
+	NeedsApproval OutcomeKind = "needs_approval"
+	// ContentFiltered: the provider's content filter stopped the answer
+	// (stop reason content_filter); the filtered turn is not retried.
+	ContentFiltered OutcomeKind = "content_filtered"
+	Cancelled       OutcomeKind = "cancelled"
+	Failed          OutcomeKind = "failed"
 )
 
 // Outcome summarises a finished run.
@@ -165,4 +176,7 @@ type Outcome struct {
 	// Reason says in one line why a run stopped short of Complete (which
 	// limit, which repeated tool, which denials), or which tool finished it.
 	Reason string `json:"reason,omitempty"`
+	// NeedsApproval lists the calls the policy asked about that no one
+	// could answer (at most 20), whatever the outcome.
+	NeedsApproval []ApprovalNeeded `json:"needs_approval,omitempty"`
 }

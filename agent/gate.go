@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reinharness/rein/agent/testout"
 	"github.com/reinharness/rein/model"
 )
 
@@ -37,10 +38,12 @@ type verifyState struct {
 	failures      int
 }
 
-// failedCheck is one check that did not pass.
+// failedCheck is one check that did not pass, with what testout read
+// from its output.
 type failedCheck struct {
-	name string
-	res  CheckResult
+	name   string
+	res    CheckResult
+	report testout.Report
 }
 
 // maxVerifyAttempts is MaxVerifyAttempts with its default applied.
@@ -83,8 +86,11 @@ func (r *run) verify() (OutcomeKind, gateResult, error) {
 			kind, err := r.ctxOutcome()
 			return kind, gateEnd, err
 		}
+		if res.Unavailable {
+			return r.unavailable(ch.Name, res), gateEnd, nil
+		}
 		if !res.Passed() {
-			failed = append(failed, failedCheck{name: ch.Name, res: res})
+			failed = append(failed, failedCheck{name: ch.Name, res: res, report: testout.Parse(res.Output)})
 		}
 	}
 	if len(failed) == 0 {
@@ -96,9 +102,9 @@ func (r *run) verify() (OutcomeKind, gateResult, error) {
 		last := failed[len(failed)-1]
 		r.out.Reason = fmt.Sprintf("verification failed %s; the last failure: %s %s",
 			plural(r.failures, "time"), clip(last.name, 200), checkStatus(last.res))
-		r.outErr = fmt.Sprintf("verification failed after %s: %s %s\n%s",
+		r.outErr = fmt.Sprintf("verification failed after %s: %s %s\n%s%s",
 			plural(r.failures, "attempt"), clip(last.name, 200), checkStatus(last.res),
-			headTail(last.res.Output, gateOutcomeHalf))
+			summaryLine(last.report), headTail(last.res.Output, gateOutcomeHalf))
 		return VerificationFailed, gateEnd, nil
 	}
 	r.c.Append(model.UserText(failureMessage(failed, r.failures, limit)))
@@ -126,7 +132,11 @@ func (r *run) runCheck(ch Check, attempt int) (CheckResult, error) {
 	info := &VerifyInfo{
 		Check: ch.Name, Attempt: attempt,
 		ExitCode: res.ExitCode, Duration: r.a.cfg.Clock.Now().Sub(start), Passed: res.Passed(),
-		Output: headTail(res.Output, gateOutputHalf), Err: res.Err,
+		Output: headTail(res.Output, gateOutputHalf), Err: res.Err, Unavailable: res.Unavailable,
+	}
+	if !res.Passed() && !res.Unavailable {
+		rep := testout.Parse(res.Output)
+		info.Summary, info.Failures = rep.Summary(), rep.Failures
 	}
 	return res, r.emit(Event{Type: EventVerifyResult, Verify: info})
 }
@@ -179,7 +189,7 @@ func failureMessage(failed []failedCheck, failures, limit int) string {
 		fmt.Fprintf(&b, "%d checks failed.", len(failed))
 	}
 	for _, f := range failed {
-		fmt.Fprintf(&b, "\n\n$ %s\n%s\n", clip(f.name, 1<<10), checkStatus(f.res))
+		fmt.Fprintf(&b, "\n\n$ %s\n%s\n%s", clip(f.name, 1<<10), checkStatus(f.res), summaryLine(f.report))
 		if out := headTail(f.res.Output, gateOutputHalf); out != "" {
 			b.WriteString("output:\n")
 			b.WriteString(out)
@@ -190,6 +200,30 @@ func failureMessage(failed []failedCheck, failures, limit int) string {
 	}
 	b.WriteString("\nFix the cause, then answer again; the checks run again when you do.")
 	return b.String()
+}
+
+// unavailable ends the gate on a check that cannot run at all: the
+// model is not blamed, nor asked to fix what only the user's setup can.
+func (r *run) unavailable(name string, res CheckResult) OutcomeKind {
+	why := res.Err
+	if why == "" {
+		why = "exited with code " + strconv.Itoa(res.ExitCode)
+	}
+	r.out.Reason = fmt.Sprintf("the check `%s` cannot run: %s", clip(name, 200), clip(why, 500))
+	r.outErr = r.out.Reason
+	if out := headTail(res.Output, gateOutcomeHalf); out != "" {
+		r.outErr += "\n" + out
+	}
+	return VerificationUnavailable
+}
+
+// summaryLine is testout's summary as a line of the gate's messages, ""
+// when it recognised nothing.
+func summaryLine(rep testout.Report) string {
+	if s := rep.Summary(); s != "" {
+		return s + "\n"
+	}
+	return ""
 }
 
 // headTail keeps the first and last half bytes of s (on UTF-8 boundaries),

@@ -148,7 +148,10 @@ type run struct {
 	used int
 	// denials counts consecutive policy denials.
 	denials int
-	repeat  repeatGuard
+	// asks counts consecutive calls that needed an approval no one could
+	// give (unanswered.go); they are not denials.
+	asks   int
+	repeat repeatGuard
 	// stopped is set once the consumer stopped iterating; nothing more
 	// is yielded.
 	stopped bool
@@ -375,6 +378,9 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 			return Failed, err, true
 		}
 		return Failed, fmt.Errorf("%w %d failed: %w", ErrModelCall, r.step, err), true
+	}
+	if resp.StopReason == model.StopContentFilter {
+		return r.contentFiltered(resp.Message)
 	}
 	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
 	if len(msg.Parts) == 0 {

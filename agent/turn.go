@@ -96,7 +96,7 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 	if kind, ok := r.haltedOutcome(); ok {
 		return kind, nil, true
 	}
-	blocked, repeated := false, false
+	blocked, repeated, needs := false, false, false
 	for i := range states {
 		st := &states[i]
 		if st.finish {
@@ -107,6 +107,10 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 			return Complete, nil, true
 		}
 		switch {
+		case st.unanswered:
+			if r.noteUnanswered(st) && !blocked {
+				blocked, needs = true, true
+			}
 		case st.denied:
 			r.denials++
 			if r.denials >= r.a.cfg.MaxConsecutiveDenials && !blocked {
@@ -115,17 +119,23 @@ func (r *run) afterTurn(states []callState, text string, stopErr error) (Outcome
 					plural(r.denials, "tool call"), clip(st.result.Content, 200))
 			}
 		case st.run:
-			r.denials = 0
+			r.denials, r.asks = 0, 0
 		}
 		if r.repeat.observe(st, r.a.cfg.RepeatLimit) && !repeated {
 			repeated = true
-			if !blocked {
+			if st.unanswered && !blocked {
+				// Repeating a call no one can approve: that is why it ended.
+				blocked, needs = true, true
+				r.out.Reason = r.needsApprovalReason()
+			} else if !blocked {
 				r.out.Reason = fmt.Sprintf("tool %s was called %s in a row with the same arguments and got the same result",
 					clip(st.call.Name, tool.MaxNameLen), plural(r.repeat.count, "time"))
 			}
 		}
 	}
 	switch {
+	case needs:
+		return NeedsApproval, nil, true
 	case blocked:
 		return Blocked, nil, true
 	case repeated:
@@ -221,6 +231,7 @@ func (r *run) resolve(st *callState, spec tool.Spec, pd policy.Decision, by stri
 		st.run = true
 		return Decision{Action: policy.Allow.String(), Reason: pd.Reason, By: by}, nil
 	case pd.Action == policy.Ask && !pd.Hard && r.a.cfg.Approver == nil:
+		st.unanswered = true
 		return r.deny(st, reasonNoApprover, by), nil
 	case pd.Action == policy.Ask && !pd.Hard:
 		pc := policy.Call{ID: st.call.ID, Spec: spec, Args: st.call.Args}
@@ -239,6 +250,7 @@ func (r *run) resolve(st *callState, spec tool.Spec, pd policy.Decision, by stri
 			st.run = true
 			return Decision{Action: policy.Allow.String(), Reason: ad.Reason, By: by}, nil
 		}
+		st.unanswered = ad.Rule == ruleNever
 		return r.deny(st, ad.Reason, by), nil
 	}
 	return r.deny(st, pd.Reason, by), nil

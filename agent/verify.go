@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"time"
+
+	"github.com/reinharness/rein/agent/testout"
 )
 
 // DefaultMaxVerifyAttempts is how many failed verifications end a run
@@ -43,6 +45,13 @@ type CheckResult struct {
 	// Err says why the check did not run to an exit ("timed out after
 	// 5m0s", "not found"); empty when it exited.
 	Err string
+	// Unavailable marks a check that cannot run at all — its program is
+	// not found or not executable, its working directory is missing, it
+	// timed out on the first attempt — so no answer of the model can
+	// make it pass: the gate ends the run VerificationUnavailable at once
+	// (Err, else the exit code, says why) instead of handing the failure
+	// to the model.
+	Unavailable bool
 }
 
 // Passed reports whether the check succeeded.
@@ -58,6 +67,14 @@ type VerifyInfo struct {
 	Passed   bool          `json:"passed"`
 	Output   string        `json:"output,omitempty"`
 	Err      string        `json:"error,omitempty"`
+	// Unavailable is set when the check could not run at all (see
+	// CheckResult.Unavailable).
+	Unavailable bool `json:"unavailable,omitempty"`
+	// Summary and Failures are what package testout read from a failed
+	// check's output: "2 failing tests: TestAdd (calc_test.go:7), …" and
+	// each test's name and location; empty when it recognised nothing.
+	Summary  string            `json:"summary,omitempty"`
+	Failures []testout.Failure `json:"failures,omitempty"`
 }
 
 // PlanStatus is the state of one plan item.

@@ -79,6 +79,9 @@ type jsonResult struct {
 	Error     string `json:"error,omitempty"`
 	// Errors is Error as Claude Code's error results carry it.
 	Errors []string `json:"errors,omitempty"`
+	// NeedsApproval lists the calls that needed an approval no one could
+	// give (--approve never, no terminal), with how to allow each.
+	NeedsApproval []agent.ApprovalNeeded `json:"needs_approval,omitempty"`
 }
 
 // jsonUsage is token usage in Claude Code's (Anthropic's) names.
@@ -204,7 +207,11 @@ func (t *resultTracker) result(ex *explainer, out *agent.Outcome, problem string
 			InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens,
 			CacheCreationInputTokens: out.Usage.CacheWriteTokens, CacheReadInputTokens: out.Usage.CacheReadTokens,
 		}
-		if out.Kind == agent.VerificationFailed && out.Err != "" {
+		for _, n := range out.NeedsApproval {
+			n.Reason = ex.scrub(n.Reason)
+			res.NeedsApproval = append(res.NeedsApproval, n)
+		}
+		if (out.Kind == agent.VerificationFailed || out.Kind == agent.VerificationUnavailable) && out.Err != "" {
 			// The one-line explanation, then the last check's output
 			// (capped by the loop): what a script needs to see why.
 			res.Error = problem + "\n" + ex.scrub(out.Err)

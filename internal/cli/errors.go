@@ -260,6 +260,12 @@ func (e *explainer) outcomeLine(out *agent.Outcome, cfg *config.Config) string {
 			reason = "verification failed: " + cmp.Or(reason, "the verification gate did not pass")
 		}
 		return with("", "inspect the changes and the checks")
+	case agent.VerificationUnavailable:
+		return with("a check cannot run", "fix the [verify] command or its timeout (rein never asked the model to)")
+	case agent.NeedsApproval:
+		return "needs approval: " + with("calls needed approval and no one could be asked", "allow them with a rule, or run with --approve auto or on a terminal")
+	case agent.ContentFiltered:
+		return "stopped: " + with("the provider's content filter stopped the answer", "rephrase the task or use another model")
 	case agent.Cancelled:
 		return "interrupted"
 	}
@@ -273,7 +279,9 @@ func exitCode(kind agent.OutcomeKind) int {
 		return ExitOK
 	case agent.StepLimit, agent.Deadline, agent.TokenBudget, agent.RepeatedAction:
 		return ExitLimit
-	case agent.Blocked, agent.VerificationFailed:
+	case agent.Blocked, agent.VerificationFailed, agent.VerificationUnavailable,
+		agent.NeedsApproval, agent.ContentFiltered:
+		// Not accepted: refused by the policy, the gate or the provider.
 		return ExitBlocked
 	case agent.Cancelled:
 		return ExitInterrupted

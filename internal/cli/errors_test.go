@@ -114,6 +114,11 @@ func TestOutcomeLinesAndExitCodes(t *testing.T) {
 		{agent.Outcome{Kind: agent.VerificationFailed}, "verification failed: the verification gate did not pass: inspect the changes and the checks", 4},
 		{agent.Outcome{Kind: agent.VerificationFailed, Reason: "verification failed 2 times; the last failure: go test ./... (exit 1)"},
 			"verification failed 2 times; the last failure: go test ./... (exit 1): inspect the changes and the checks", 4},
+		{agent.Outcome{Kind: agent.VerificationUnavailable, Reason: "the check `x` cannot run: command not found (exit 127)"},
+			"the check `x` cannot run: command not found (exit 127): fix the [verify] command or its timeout (rein never asked the model to)", 4},
+		{agent.Outcome{Kind: agent.NeedsApproval, Reason: "2 tool calls needed approval and no one could be asked (run_command)"},
+			"needs approval: 2 tool calls needed approval and no one could be asked (run_command): allow them with a rule, or run with --approve auto or on a terminal", 4},
+		{agent.Outcome{Kind: agent.ContentFiltered}, "stopped: the provider's content filter stopped the answer: rephrase the task or use another model", 4},
 		{agent.Outcome{Kind: agent.Cancelled}, "interrupted", 130},
 		{agent.Outcome{Kind: agent.Failed}, "", 1},
 	}

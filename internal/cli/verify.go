@@ -99,13 +99,15 @@ func (v *verifier) changed() bool {
 }
 
 // Checks implements agent.Verifier.
-func (v *verifier) Checks(_ context.Context, _ int) []agent.Check {
+func (v *verifier) Checks(_ context.Context, attempt int) []agent.Check {
 	if !v.always && !v.changed() {
 		return nil
 	}
 	out := make([]agent.Check, 0, len(v.checks))
 	for _, c := range v.checks {
-		out = append(out, agent.Check{Name: c.name, Run: func(ctx context.Context) agent.CheckResult { return v.run(ctx, c) }})
+		out = append(out, agent.Check{Name: c.name, Run: func(ctx context.Context) agent.CheckResult {
+			return unavailable(v.run(ctx, c), attempt)
+		}})
 	}
 	return out
 }
@@ -131,7 +133,9 @@ func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
 	case err != nil && errors.Is(err, context.Canceled):
 		out.ExitCode, out.Err = -1, "interrupted"
 	case err != nil:
-		out.ExitCode, out.Err = -1, v.scrub(oneLine(err.Error()))
+		// Exec could not start it (no workspace directory, no sandbox):
+		// no answer of the model can change that.
+		out.ExitCode, out.Err, out.Unavailable = -1, v.scrub(oneLine(err.Error())), true
 	case res.TimedOut:
 		out.ExitCode, out.Err = -1, fmt.Sprintf("timed out after %s", c.timeout)
 	case res.Signal != "":

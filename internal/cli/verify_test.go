@@ -104,12 +104,15 @@ func TestVerifyFixedAfterOneFailure(t *testing.T) {
 	}
 }
 
-// TestVerifyHangKilledAtTimeout: a check that hangs is killed at its
-// timeout and counts as a failure.
+// TestVerifyHangKilledAtTimeout: a check that hangs after the model's
+// change is killed at its timeout and counts as a failure. (One that
+// hangs on the first attempt cannot run as configured:
+// TestVerifyFirstTimeoutUnavailable.)
 func TestVerifyHangKilledAtTimeout(t *testing.T) {
 	e := newEnv(t)
-	e.writeUserConfig(t, baseConfig+"[verify]\ncommands = [[\"sleep\", \"1000\"]]\ntimeout = \"1s\"\nmax_attempts = 1\non = \"always\"\n")
-	srv := modeltest.NewServer(t, sse(textBody("Done.")))
+	e.writeUserConfig(t, baseConfig+"[verify]\ncommands = [\"if grep -q hang status.txt; then sleep 1000; fi; grep -q good status.txt\"]\ntimeout = \"1s\"\nmax_attempts = 2\n")
+	writeFiles(t, e.workspace, map[string]string{"status.txt": "good\n"})
+	srv := modeltest.NewServer(t, writeStatus("w1", "broken\n"), sse(textBody("Done.")), writeStatus("w2", "hang\n"), sse(textBody("Done.")))
 	start := time.Now()
 	res := e.run(t, "run", "--state-dir", filepath.Join(e.home, "state"), "--output-format", "stream-json", "-e", srv.URL, "hang")
 	if took := time.Since(start); took > 20*time.Second {
@@ -119,8 +122,11 @@ func TestVerifyHangKilledAtTimeout(t *testing.T) {
 		t.Fatalf("exit %d, want 4\n%s", res.code, res.stderr)
 	}
 	got := verifyEvents(t, res.stdout)
-	if len(got) != 1 || got[0].Passed || got[0].ExitCode != -1 || got[0].Err != "timed out after 1s" || got[0].Duration > 10*time.Second {
-		t.Errorf("verify.result = %+v, want one timed-out failure", got)
+	if len(got) != 2 || got[1].Passed || got[1].Unavailable || got[1].ExitCode != -1 || got[1].Err != "timed out after 1s" || got[1].Duration > 10*time.Second {
+		t.Errorf("verify.result = %+v, want a failure then a timed-out failure", got)
+	}
+	if !strings.Contains(res.stdout, `"kind":"verification_failed"`) {
+		t.Errorf("not verification_failed:\n%s", res.stdout)
 	}
 }
 

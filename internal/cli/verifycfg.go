@@ -187,3 +187,25 @@ func shellQuote(w string) string {
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
+
+// unavailable marks a check result that says the check cannot run at
+// all, so the gate ends the run verification_unavailable instead of
+// asking the model to fix it: bash's 127 (command not found) and 126
+// (found but not executable), and a timeout on the first attempt — the
+// check never finished even before the model's latest change, so its
+// timeout (or the check) is wrong, not the answer. A later attempt's
+// timeout stays a failure: the model's change may have made it hang.
+func unavailable(res agent.CheckResult, attempt int) agent.CheckResult {
+	if res.Unavailable || res.Passed() {
+		return res
+	}
+	switch {
+	case res.Err == "" && res.ExitCode == 127:
+		res.Unavailable, res.Err = true, "command not found (exit 127)"
+	case res.Err == "" && res.ExitCode == 126:
+		res.Unavailable, res.Err = true, "command not executable (exit 126)"
+	case attempt == 1 && strings.HasPrefix(res.Err, "timed out after "):
+		res.Unavailable, res.Err = true, res.Err+" on the first attempt; raise verify.timeout or fix the check"
+	}
+	return res
+}
