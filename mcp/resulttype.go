@@ -17,7 +17,11 @@ func resultTypeMiddleware(server string) sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			res, err := next(ctx, method, req)
-			if err != nil || res == nil {
+			// subscriptions/listen "returns" when the stream is
+			// acknowledged: the SDK builds that result from the
+			// acknowledgement, and the server's own result comes only
+			// when the stream ends.
+			if err != nil || res == nil || method == "subscriptions/listen" {
 				return res, err
 			}
 			if err := checkResultType(server, modernResult(req), res); err != nil {
