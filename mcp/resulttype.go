@@ -17,10 +17,11 @@ func resultTypeMiddleware(server string) sdk.Middleware {
 	return func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			res, err := next(ctx, method, req)
-			// subscriptions/listen "returns" when the stream is
-			// acknowledged: the SDK builds that result from the
-			// acknowledgement, and the server's own result comes only
-			// when the stream ends.
+			// subscriptions/listen is the notification stream the SDK
+			// opens on connect, not an answer rein reads: the stream's
+			// closing result carries nothing, and real peers (the
+			// TypeScript SDK v2 server, the go-sdk's stream as rein's
+			// client sees it) end it without resultType.
 			if err != nil || res == nil || method == "subscriptions/listen" {
 				return res, err
 			}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // served records which capabilities the server declares, as the SDK
