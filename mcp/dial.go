@@ -216,7 +216,7 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
 	registerTaskMethods(c)
-	c.AddSendingMiddleware(legacyCapsMiddleware)
+	c.AddSendingMiddleware(legacyCapsMiddleware, resultTypeMiddleware(s.cfg.Name))
 	if probe > 0 {
 		c.AddSendingMiddleware(probeMiddleware(probe, probeTimedOut))
 	}

@@ -187,6 +187,12 @@ func rawServer() int {
 			opening = msg.Method
 		}
 		reply := func(result any) {
+			// A 2026-07-28 result says what it is, unless the test wants
+			// a non-conforming server (FIXTURE_NO_RESULT_TYPE).
+			if r, ok := result.(map[string]any); ok && modern && opening == "server/discover" &&
+				r["resultType"] == nil && os.Getenv("FIXTURE_NO_RESULT_TYPE") != "1" {
+				r["resultType"] = "complete"
+			}
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
 		}
 		fail := func(code int, text string) {

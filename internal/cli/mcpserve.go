@@ -101,7 +101,7 @@ func (a *App) mcpServe(ctx context.Context, f *serveFlags) error {
 		return a.fail(err, nil)
 	}
 	defer h.close()
-	tools, err := selectTools(h.tools, f.tools)
+	tools, err := selectTools(servable(h.tools), f.tools)
 	if err != nil {
 		return err
 	}
@@ -168,6 +168,20 @@ func approveMode(mode string) string {
 	return approveNever
 }
 
+// notServed are built-in tools that only make sense inside rein's own
+// agent loop: task starts a sub-agent (a model the MCP client never
+// configured) and todo_write keeps the loop's plan, which nothing outside
+// it reads. An MCP client has its own loop and its own plan.
+var notServed = map[string]string{
+	"task":       "it starts a rein sub-agent, which needs rein's model and agent loop",
+	"todo_write": "it keeps the plan of rein's own agent loop, which an MCP client does not have",
+}
+
+// servable is the tool set with the agent-loop tools left out.
+func servable(all *tool.Set) *tool.Set {
+	return all.Filter(func(s tool.Spec) bool { return notServed[s.Name] == "" })
+}
+
 // selectTools keeps the named tools, in the set's order; no names keeps
 // them all. An unknown name is a usage error listing the available ones.
 func selectTools(all *tool.Set, names []string) (*tool.Set, error) {
@@ -179,6 +193,9 @@ func selectTools(all *tool.Set, names []string) (*tool.Set, error) {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
+		}
+		if why := notServed[n]; why != "" {
+			return nil, usagef("--tools: %s is not served over MCP: %s", n, why)
 		}
 		if _, ok := all.Spec(n); !ok {
 			return nil, usagef("--tools: unknown tool %q; the built-in tools are %s", n, strings.Join(all.Names(), ", "))

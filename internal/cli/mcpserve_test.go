@@ -160,6 +160,11 @@ func TestMCPServeStdio(t *testing.T) {
 			t.Errorf("tool %s is not served; got %v", want, names)
 		}
 	}
+	for _, loopOnly := range []string{"task", "todo_write"} {
+		if serveHasName(names, loopOnly) {
+			t.Errorf("%s is offered to MCP clients; it belongs to rein's own agent loop (got %v)", loopOnly, names)
+		}
+	}
 	if text, isErr := serveCall(t, cs, "read_file", map[string]any{"path": "notes.txt"}); isErr || !strings.Contains(text, "hello notes") {
 		t.Errorf("read_file: isError=%v %q", isErr, text)
 	}
@@ -264,6 +269,8 @@ func TestMCPServeUsage(t *testing.T) {
 	}{
 		{"unknown tool", []string{"--tools", "calculator,teleport"}, `unknown tool "teleport"`},
 		{"empty tool list", []string{"--tools", " , "}, "names no tool"},
+		{"agent-loop tool task", []string{"--tools", "read_file,task"}, "task is not served over MCP"},
+		{"agent-loop tool todo_write", []string{"--tools", "todo_write"}, "todo_write is not served over MCP"},
 		{"beyond loopback", []string{"--http", "0.0.0.0:0"}, "not a loopback address"},
 		{"bad address", []string{"--http", "nonsense"}, "host:port"},
 		{"bad origin", []string{"--allowed-origin", "example.com"}, "not an origin"},

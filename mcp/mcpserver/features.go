@@ -197,6 +197,7 @@ func (s *Server) AddPrompt(p Prompt) (err error) {
 	}
 	defer recoverAdd(&err, "prompt", p.Prompt.Name)
 	s.sdk.AddPrompt(p.Prompt, p.Handler)
+	s.served.prompts.Store(true) // the SDK now declares prompts
 	return nil
 }
 
@@ -206,6 +207,7 @@ func (s *Server) addResource(r Resource) (err error) {
 	}
 	defer recoverAdd(&err, "resource", r.Resource.URI)
 	s.sdk.AddResource(r.Resource, r.Handler)
+	s.served.resources.Store(true)
 	return nil
 }
 
@@ -215,6 +217,7 @@ func (s *Server) addTemplate(t ResourceTemplate) (err error) {
 	}
 	defer recoverAdd(&err, "resource template", t.Template.URITemplate)
 	s.sdk.AddResourceTemplate(t.Template, t.Handler)
+	s.served.resources.Store(true)
 	return nil
 }
 

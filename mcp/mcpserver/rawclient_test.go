@@ -25,6 +25,9 @@ type rawClient struct {
 	// onRequest answers a server→client request (elicitation, …); nil
 	// answers method-not-found.
 	onRequest func(method string, params json.RawMessage) (any, *rawError)
+	// onNotify, if set, sees each server→client notification, on the
+	// read loop (in order).
+	onNotify func(method string, params json.RawMessage)
 }
 
 type rawError struct {
@@ -138,6 +141,10 @@ func (c *rawClient) readLoop(r io.Reader) {
 			continue
 		}
 		switch {
+		case msg.Method != "" && msg.ID == nil:
+			if c.onNotify != nil {
+				c.onNotify(msg.Method, msg.Params)
+			}
 		case msg.Method != "" && msg.ID != nil:
 			go c.answer(*msg.ID, msg.Method, msg.Params)
 		case msg.Method == "" && msg.ID != nil:

@@ -156,6 +156,9 @@ type Server struct {
 
 	state *StateSigner
 
+	// served is what the server declares, for the capability gate.
+	served served
+
 	tasks *taskStore
 	// taskMu guards support and gather: native tools may be added while
 	// the server runs.
@@ -197,6 +200,9 @@ func New(cfg Config) (*Server, error) {
 	if err := checkTaskTools(cfg); err != nil {
 		return nil, err
 	}
+	if f := cfg.Features; f != nil {
+		s.served.completions, s.served.logging, s.served.subscribe = f.Complete != nil, f.Logging, f.Subscribe != nil
+	}
 	if s.state = cfg.StateSigner; s.state == nil {
 		s.state, _ = NewStateSigner(StateOptions{}) // the defaults cannot fail
 	}
@@ -210,7 +216,7 @@ func New(cfg Config) (*Server, error) {
 	if err := s.addTaskMethods(); err != nil {
 		return nil, err
 	}
-	s.sdk.AddReceivingMiddleware(s.taskMiddleware)
+	s.sdk.AddReceivingMiddleware(s.capabilityGate, s.taskMiddleware)
 	s.sdk.AddSendingMiddleware(s.taskSendingMiddleware)
 	return s, nil
 }

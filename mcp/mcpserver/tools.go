@@ -79,6 +79,7 @@ func (s *Server) addTool(t *sdk.Tool, h sdk.ToolHandler) (err error) {
 		}
 	}()
 	s.sdk.AddTool(t, h)
+	s.served.tools.Store(true) // the SDK now declares tools
 	return nil
 }
 
@@ -136,7 +137,12 @@ func (s *Server) reinHandler(t tool.Tool, spec tool.Spec) sdk.ToolHandler {
 		if answer != nil || err != nil {
 			return answer, err
 		}
-		return callResult(tool.Invoke(ctx, t, args, s.invoke)), nil
+		// Output a tool reports as it goes (run_command's lines) reaches
+		// a client that asked for progress before the result does.
+		ctx, stop := withProgress(ctx, req)
+		res := tool.Invoke(ctx, t, args, s.invoke)
+		stop()
+		return callResult(res), nil
 	}
 }
 
