@@ -465,7 +465,15 @@ func TestTaskEverythingResearch(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if !strings.Contains(strings.Join(progress, "\n"), "Analyzing content") {
+			// The client polls, so under load a one-second stage can be
+			// missed; two distinct stages show the status flows.
+			stages := map[string]bool{}
+			for _, p := range progress {
+				if strings.HasPrefix(p, "task working: ") {
+					stages[p] = true
+				}
+			}
+			if len(stages) < 2 {
 				t.Errorf("progress = %q, want the task's stages", progress)
 			}
 		})
