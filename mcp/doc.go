@@ -35,7 +35,7 @@
 //     session in 2025-11-25). The SDK has no task support, so
 //     rein carries the task fields past it on the raw messages (see
 //     taskwire.go). A tool that requires a task rein cannot run (an era
-//     without tasks, the legacy SSE transport, tasks = "never") is not
+//     without tasks, tasks = "never") is not
 //     offered, with a one-line note.
 //
 // The client never advertises the roots capability unless Config.Roots is

@@ -68,9 +68,7 @@ func (t *httpTrip) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp.Body = &limitedBody{rc: resp.Body, left: t.limit}
 	}
-	if tracked {
-		t.liftBody(resp)
-	}
+	t.liftBody(resp, tracked)
 	return resp, nil
 }
 

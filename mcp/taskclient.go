@@ -109,8 +109,6 @@ func (s *server) canRunTasks(sess *session) (bool, string) {
 		return true, ""
 	case sess.era < Protocol251125:
 		return false, fmt.Sprintf("the server speaks %s, which has no tasks", sess.era)
-	case sess.transport == TransportSSE:
-		return false, "the legacy HTTP+SSE transport does not carry tasks"
 	}
 	return true, ""
 }

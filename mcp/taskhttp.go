@@ -10,9 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// The HTTP half of taskwire.go: a Streamable HTTP POST carries one
-// JSON-RPC message, and its response (a JSON body or an event stream)
-// carries the answer, so the rewriting happens on those bodies.
+// The HTTP half of taskwire.go, for both HTTP transports: a POST carries
+// one JSON-RPC message, lowered here; its answer comes in the POST's
+// response (Streamable HTTP: a JSON body or an event stream) or on the
+// connection's GET event stream (legacy HTTP+SSE), and every such body
+// is lifted.
 
 // lowerBody rewrites a POSTed tools/call or tools/list for the wire and
 // reports whether its response must be lifted.
@@ -49,11 +51,18 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// liftBody lifts the answer in a tracked request's response body.
-func (t *httpTrip) liftBody(resp *http.Response) {
+// liftBody lifts the answers in a response body. Every event stream is
+// lifted, whichever request opened it: the legacy HTTP+SSE transport
+// answers a POSTed tools/list on its one long-lived GET stream, not in the
+// POST's response, and Streamable HTTP may answer on a stream too. A JSON
+// body is the answer to the POST itself, lifted when that was tracked.
+func (t *httpTrip) liftBody(resp *http.Response, tracked bool) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
+		if !tracked {
+			return
+		}
 		resp.Body = &liftedJSON{rc: resp.Body, wire: &t.wire}
 		resp.ContentLength = -1
 	case "text/event-stream":

@@ -390,14 +390,16 @@ func TestTaskModes(t *testing.T) {
 }
 
 // TestTaskToolsHiddenWithoutTasks: an era without tasks cannot run a
-// required-task tool, so it is not offered.
+// required-task tool, so it is not offered; every transport can.
 func TestTaskToolsHiddenWithoutTasks(t *testing.T) {
 	s := &server{cfg: ServerConfig{Tasks: TasksAuto}}
 	if ok, why := s.canRunTasks(&session{era: Protocol250618}); ok || !strings.Contains(why, "has no tasks") {
 		t.Errorf("2025-06-18: canRunTasks = %v, %q", ok, why)
 	}
-	if ok, _ := s.canRunTasks(&session{era: Protocol251125, transport: TransportSSE}); ok {
-		t.Error("the legacy SSE transport was taken to carry tasks")
+	// The legacy SSE transport carries tasks as the others do: its
+	// answers are lifted on the event stream (taskhttp.go).
+	if ok, _ := s.canRunTasks(&session{era: Protocol251125, transport: TransportSSE}); !ok {
+		t.Error("2025-11-25 over the legacy SSE transport cannot run tasks")
 	}
 	if ok, _ := s.canRunTasks(&session{era: ProtocolModern, transport: TransportStdio}); !ok {
 		t.Error("2026-07-28 over stdio cannot run tasks")
@@ -426,24 +428,55 @@ func httpRecorder(h http.Handler, p *taskPeer) http.Handler {
 
 // TestTaskEverythingResearch: the TypeScript SDK's everything server
 // (2025-11-25 experimental tasks) lists simulate-research-query as
-// requiring a task; rein runs it through its four one-second stages,
+// requiring a task; over every transport (stdio, Streamable HTTP and the
+// legacy HTTP+SSE, whose answers arrive on the event stream rather than
+// the POST's response) rein runs it through its four one-second stages,
 // its status messages reaching the call's progress, and collects the
 // report with tasks/result.
 func TestTaskEverythingResearch(t *testing.T) {
-	m, _ := newManager(t, Config{Servers: []ServerConfig{{Name: "every", Command: nodeBin(t), Args: []string{everythingJS(t), "stdio"}}}})
-	ctx := testCtx(t, 60*time.Second)
-	tools := mustTools(t, ctx, m)
-	var progress []string
-	var mu sync.Mutex
-	pctx := tool.WithProgress(ctx, func(s string) { mu.Lock(); progress = append(progress, s); mu.Unlock() })
-	res := call(t, pctx, toolByName(t, tools, "every__simulate-research-query"), `{"topic":"tide pools"}`)
-	if res.IsError || !strings.Contains(res.Content, "tide pools") {
-		t.Fatalf("result = %+v", res)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(strings.Join(progress, "\n"), "Analyzing content") {
-		t.Errorf("progress = %q, want the task's stages", progress)
+	for _, tc := range []struct {
+		transport string
+		want      Transport
+	}{{"stdio", TransportStdio}, {"streamableHttp", TransportStreamable}, {"sse", TransportSSE}} {
+		t.Run(tc.transport, func(t *testing.T) {
+			sc := ServerConfig{Name: "every", Command: nodeBin(t), Args: []string{everythingJS(t), "stdio"}}
+			if tc.want != TransportStdio {
+				port := freePort(t)
+				startNode(t, port, nil, everythingJS(t), tc.transport)
+				path := "/mcp"
+				if tc.want == TransportSSE {
+					path = "/sse"
+				}
+				sc = ServerConfig{Name: "every", URL: fmt.Sprintf("http://127.0.0.1:%d%s", port, path), Transport: tc.want}
+			}
+			m, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
+			ctx := testCtx(t, 60*time.Second)
+			tools := mustTools(t, ctx, m)
+			research := toolByName(t, tools, "every__simulate-research-query").(*mcpTool)
+			if research.task != taskRequired {
+				t.Fatalf("over %s the tool's taskSupport is %q, want %q", tc.transport, research.task, taskRequired)
+			}
+			var progress []string
+			var mu sync.Mutex
+			pctx := tool.WithProgress(ctx, func(s string) { mu.Lock(); progress = append(progress, s); mu.Unlock() })
+			res := call(t, pctx, research, `{"topic":"tide pools"}`)
+			if res.IsError || !strings.Contains(res.Content, "tide pools") {
+				t.Fatalf("result = %+v", res)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// The client polls, so under load a one-second stage can be
+			// missed; two distinct stages show the status flows.
+			stages := map[string]bool{}
+			for _, p := range progress {
+				if strings.HasPrefix(p, "task working: ") {
+					stages[p] = true
+				}
+			}
+			if len(stages) < 2 {
+				t.Errorf("progress = %q, want the task's stages", progress)
+			}
+		})
 	}
 }
 

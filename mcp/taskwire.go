@@ -12,8 +12,11 @@ import (
 // The go-sdk (v1.8.0) knows nothing of tasks: its Tool has no execution
 // field, its CallToolParams no task parameter, and it decodes a task
 // handle as an empty CallToolResult. rein therefore moves what tasks need
-// through _meta, where the SDK keeps it, at the two places where rein
-// owns the bytes (stdioConn, httpTrip):
+// through _meta, where the SDK keeps it. wireMethods below does the
+// rewriting for every transport; it sees the bytes where rein owns them:
+// stdioConn for stdio, httpTrip (the RoundTripper under both HTTP
+// transports: every POST and every event stream, taskhttp.go) for
+// Streamable HTTP and legacy HTTP+SSE alike:
 //
 //   - outbound, a tools/call whose _meta holds metaTaskRequest is sent
 //     with that value as its task parameter (2025-11-25);

@@ -143,7 +143,7 @@ func TestLiftedJSONBody(t *testing.T) {
 		t.Errorf("sent %s (length %d)", sent, low.ContentLength)
 	}
 	resp := &http.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":4,"result":{"task":{"taskId":"j1","status":"working"}}}`))}
-	trip.liftBody(resp)
+	trip.liftBody(resp, true)
 	got, _ := io.ReadAll(resp.Body)
 	if !bytes.Contains(got, []byte(metaCreatedTask)) {
 		t.Errorf("lifted body = %s", got)

@@ -205,7 +205,7 @@ func TestBoundaryMCPServersRunInTheSandbox(t *testing.T) {
 			tags = append(tags, pre+"-"+f)
 		}
 	}
-	b.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"4s\"\n\n"+strings.Join(userTOML, "\n"))
+	b.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_wait = \"4s\"\n\n"+strings.Join(userTOML, "\n"))
 	mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": project})
 	writeFiles(t, b.workspace, map[string]string{".mcp.json": string(mcpJSON)})
 	names := []string{"trust", "--state-dir", state}

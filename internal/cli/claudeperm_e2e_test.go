@@ -180,7 +180,7 @@ func TestClaudePermsE2EMCPSpelling(t *testing.T) {
 	node := interopPeer(t, "node_modules/.bin/node")
 	js := interopPeer(t, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 	e := newEnv(t)
-	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"20s\"\n\n[mcp_servers.everything]\n"+
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_wait = \"20s\"\n\n[mcp_servers.everything]\n"+
 		fmt.Sprintf("command = %q\nargs = [%q, \"stdio\"]\n", node, js)+
 		"\n[[policy.tools]]\nname = \"mcp__everything\"\naction = \"allow\"\n")
 	writePermissions(t, e.workspace, map[string][]string{"deny": {"mcp__everything__get-sum"}})

@@ -125,7 +125,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	// The MCP servers are checked against the trust store before the
 	// workspace opens, so the files trusted servers run can be protected.
-	plan, err := a.planMCP(cfg, o.workspace, o.flags.stateDirFlag())
+	plan, err := a.planMCP(cfg, o.workspace, o.flags)
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,9 @@ type commonFlags struct {
 	noVerify bool
 	// noMemory runs without the long-term memory (tools and index).
 	noMemory bool
+	// mcpWait is --mcp-wait: how long the first model request waits for
+	// MCP servers that are not required ([mcp] startup_wait).
+	mcpWait time.Duration
 	// noTUI keeps chat in the line mode on a terminal (chat only).
 	noTUI bool
 	// loop holds the loop-limit flags and --append-system-prompt
@@ -80,6 +83,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.permissionMode, "permission-mode", "", "the same as --preset; Claude Code's acceptEdits, bypassPermissions and default work too")
 	fs.BoolVar(&f.noVerify, "no-verify", false, "skip the [verify] checks when the model says it is done")
 	fs.BoolVar(&f.noMemory, "no-memory", false, "run without rein's long-term memory (no remember/recall/forget tools, no memory index)")
+	fs.DurationVar(&f.mcpWait, "mcp-wait", 0, "how long the first model request waits for MCP servers that are not required, e.g. 5s; 0 not at all (default: each server's startup_timeout in run and -p, none in chat)")
 	fs.StringVar(&f.approve, "approve", approveAsk, "who decides calls the policy asks about: ask (prompt on a terminal; never without one), never or auto")
 	// The sessions commands may register --state-dir as well; the flag
 	// is shared, and read through stateDirFlag whoever defined it.

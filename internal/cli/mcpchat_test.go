@@ -21,7 +21,9 @@ func everythingConfig(t *testing.T, allow bool) string {
 	t.Helper()
 	node := interopPeer(t, "node_modules/.bin/node")
 	js := interopPeer(t, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	cfg := fmt.Sprintf("[model]\ncontext_window = 32768\n\n[mcp_servers.everything]\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, js)
+	// A chat does not wait for its servers unless told to: these tests
+	// type at once and need the server's tools in the first request.
+	cfg := fmt.Sprintf("[model]\ncontext_window = 32768\n\n[mcp]\nstartup_wait = \"30s\"\n\n[mcp_servers.everything]\ncommand = %q\nargs = [%q, \"stdio\"]\n", node, js)
 	if allow {
 		cfg += "\n[[policy.tools]]\nname = \"everything__*\"\naction = \"allow\"\n"
 	}

@@ -91,7 +91,7 @@ func TestRunCallsMCPTools(t *testing.T) {
 			e := newEnv(t)
 			// The sandboxed node takes longer to start than the default grace
 			// on a loaded machine: wait for it.
-			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_grace = \"20s\"\n\n[mcp_servers.everything]\n"+server+
+			e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[mcp]\nstartup_wait = \"20s\"\n\n[mcp_servers.everything]\n"+server+
 				"\n[[policy.tools]]\nname = \"everything__*\"\naction = \"allow\"\n")
 			srv := modeltest.NewServer(t,
 				sse(toolBody("c1", "everything__get-sum", `{"a":19,"b":23}`)),

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/mcp"
@@ -38,11 +37,15 @@ type mcpTools struct {
 	// onChange is told when a server connects or fails (the chat's
 	// status line); nil: nobody.
 	onChange atomic.Pointer[func()]
-	// grace is how long the first refresh waits for servers that are not
-	// required ([mcp] startup_grace). settled is set once a refresh gave
-	// a run its tools: servers that connect after it are noted.
-	grace   time.Duration
-	settled bool // guarded by mu
+	// wait is how long the first refresh waits for servers that are not
+	// required (--mcp-wait, [mcp] startup_wait; see mcpstartup.go); inChat
+	// makes it the chat's. settled is set once a refresh gave a run its
+	// tools (a chat: at once): servers that connect after it are noted.
+	wait    startupWait // guarded by mu
+	settled bool        // guarded by mu
+	// reported holds the servers whose failure was reported: the end of
+	// the run does not name them again.
+	reported map[string]bool // guarded by mu
 }
 
 // mcpPlan is what a run's MCP servers need decided before the workspace
@@ -54,12 +57,13 @@ type mcpPlan struct {
 	files   []string
 	// tokens holds the servers' OAuth sign-ins (see mcplogin.go).
 	tokens mcp.TokenStore
-	grace  time.Duration
+	wait   startupWait
 }
 
 // planMCP loads the servers of [mcp_servers] and .mcp.json for workspace
 // (absolute) and checks them against the trust store.
-func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpPlan, error) {
+func (a *App) planMCP(cfg *config.Config, workspace string, flags *commonFlags) (*mcpPlan, error) {
+	stateDirFlag := flags.stateDirFlag()
 	workspace = canonicalDir(workspace)
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
@@ -71,11 +75,14 @@ func (a *App) planMCP(cfg *config.Config, workspace, stateDirFlag string) (*mcpP
 	if err := checkUnconfinedServers(trusted, workspace); err != nil {
 		return nil, err
 	}
-	grace, err := loadStartupGrace(cfg)
+	wait, warnings, err := loadStartupWait(cfg, flags.mcpWait, flags.fs != nil && flags.fs.Changed("mcp-wait"))
 	if err != nil {
 		return nil, err
 	}
-	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag), grace: grace}, nil
+	for _, w := range warnings {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	}
+	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag), wait: wait}, nil
 }
 
 // trustedServerFiles returns the workspace files (absolute, symlinks
@@ -100,7 +107,7 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 	if plan == nil || len(plan.servers) == 0 {
 		return nil, nil
 	}
-	mt := &mcpTools{app: a, set: set, added: map[string]bool{}, grace: plan.grace}
+	mt := &mcpTools{app: a, set: set, added: map[string]bool{}, wait: plan.wait, reported: map[string]bool{}}
 	mc := a.mcpConfig(plan.servers, ws.Dir(), in)
 	mc.Confine = mcpConfiner(ws)
 	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
@@ -111,10 +118,7 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 	mc.OnProgress = func(_ context.Context, p mcp.Progress) {
 		mt.progress.Load().report(p)
 	}
-	mc.OnProblem = func(p mcp.Problem) {
-		fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, oneLine(p.Err.Error()))
-		mt.changed()
-	}
+	mc.OnProblem = mt.problem
 	var err error
 	mt.m, err = mcp.New(mc)
 	if err != nil {
@@ -304,16 +308,30 @@ func (a *App) mcpConfig(servers []mcp.ServerConfig, workspace string, in mcp.Int
 	}
 }
 
-// refresh adds the tools of every server that is up, waiting for a
-// server that is not required at most the startup grace (counted from
-// rein's start) and for a required one until its startup timeout. A
-// required server that is not up fails the run. Servers that come up
-// later join through join.
+// refresh adds the tools of every server that is up. It waits, for all
+// servers in parallel and counted from rein's start, for a required
+// server until its startup timeout, and for one that is not required as
+// long as the start-up wait says: in a headless run by default also
+// until its startup timeout (a server still starting normally is not
+// lost; one that fails or hangs is reported once and left out), in a
+// chat by default not at all. A required server that is not up fails the
+// run. Servers that come up later join through join.
 func (mt *mcpTools) refresh(ctx context.Context) error {
 	if mt == nil {
 		return nil
 	}
-	ts, err := mt.m.ToolsWithin(ctx, mt.grace)
+	mt.mu.Lock()
+	wait := mt.wait
+	mt.mu.Unlock()
+	var (
+		ts  []tool.Tool
+		err error
+	)
+	if wait.set {
+		ts, err = mt.m.ToolsWithin(ctx, wait.d)
+	} else {
+		ts, err = mt.m.Tools(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -374,6 +392,12 @@ func (mt *mcpTools) reportMissing() {
 		return
 	}
 	for _, name := range mt.m.Connecting() {
+		mt.mu.Lock()
+		done := mt.reported[name]
+		mt.mu.Unlock()
+		if done {
+			continue // its failure or timeout was reported already
+		}
 		fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s had not connected when the run ended; the run went without its tools\n", name)
 	}
 }
@@ -410,6 +434,34 @@ func syncTools(added map[string]bool, current []tool.Tool) (fresh []tool.Tool, g
 func serverOf(name string) string {
 	server, _, _ := strings.Cut(name, "__")
 	return server
+}
+
+// inChat makes the start-up a chat's: the first model request waits
+// only as long as the user set (--mcp-wait, [mcp] startup_wait; by
+// default not at all), and servers that connect from now on are shown
+// joining.
+func (mt *mcpTools) inChat() {
+	if mt == nil {
+		return
+	}
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	mt.settled = true
+	mt.wait = startupWait{d: mt.wait.forChat(), set: true, user: mt.wait.user}
+}
+
+// problem reports a server's failure (it did not start, did not connect
+// within its startup_timeout, or crashed): a warning on stderr and, in
+// stream-json, an mcp.failed line. The mcp package reports each failure
+// to connect once.
+func (mt *mcpTools) problem(p mcp.Problem) {
+	msg := oneLine(p.Err.Error())
+	fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, msg)
+	mt.mu.Lock()
+	mt.reported[p.Server] = true
+	mt.mu.Unlock()
+	mt.progress.Load().failed(p.Server, p.Required, msg)
+	mt.changed()
 }
 
 // showProgress sends the calls' progress notifications to r (nil: drop
