@@ -120,6 +120,7 @@ func TestLoadSandbox(t *testing.T) {
 			}
 			warnings := got.warnings
 			got.warnings = nil
+			got.caches, got.cacheSize = nil, 0 // TestSandboxCachesConfig
 			if diff := cmp.Diff(tt.want(ws, home), got, cmp.AllowUnexported(sandboxSettings{})); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}

@@ -78,7 +78,7 @@ func (c *memoryCmd) run(fn func(ctx context.Context) error) error {
 
 func (c *memoryCmd) print(es []memory.Entry) error {
 	if c.jsonOut {
-		return memory.WriteJSONLines(c.app.Stdout, es)
+		return memory.WriteJSONLines(termsafe.NewJSONWriter(c.app.Stdout), es)
 	}
 	if len(es) == 0 {
 		fmt.Fprintln(c.app.Stderr, "no memories")
@@ -162,7 +162,7 @@ func (c *memoryCmd) showCommand() *cobra.Command {
 					return err
 				}
 				if c.jsonOut {
-					return memory.WriteJSONLines(c.app.Stdout, []memory.Entry{e})
+					return memory.WriteJSONLines(termsafe.NewJSONWriter(c.app.Stdout), []memory.Entry{e})
 				}
 				w := termsafe.NewWriter(c.app.Stdout)
 				fmt.Fprintf(w, "id:       %s\nscope:    %s\n", e.ID, e.Scope)
@@ -190,7 +190,7 @@ func (c *memoryCmd) addCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.app.Stdout, "%s\n", e.ID)
+				fmt.Fprintf(c.app.Stdout, "%s\n", termsafe.Line(e.ID))
 				return nil
 			})
 		},

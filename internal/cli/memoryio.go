@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/memory"
 )
 
@@ -42,9 +43,9 @@ func (c *memoryCmd) exportCommand() *cobra.Command {
 					return err
 				}
 				if markdown {
-					return memory.WriteMarkdown(c.app.Stdout, es)
+					return memory.WriteMarkdown(termsafe.NewWriter(c.app.Stdout), es)
 				}
-				return memory.WriteJSONLines(c.app.Stdout, es)
+				return memory.WriteJSONLines(termsafe.NewJSONWriter(c.app.Stdout), es)
 			})
 		},
 	}

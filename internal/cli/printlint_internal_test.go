@@ -18,6 +18,7 @@ import (
 var safePrinters = []string{
 	"termsafe.Line", "termsafe.Escape", "termsafe.Text", "termsafe.JSON", "termText",
 	"plural", "versionString", "strconv.Itoa", "strconv.Quote", "len",
+	"sandbox.FormatSize", // a byte count
 }
 
 // reviewedRaw are arguments printed raw on stdout that were checked by
@@ -27,6 +28,7 @@ var reviewedRaw = map[string]string{
 	"hookscmd.go g.Event":      "a hook event name, one of rein's fixed list",
 	"hookscmd.go p.SHA256[:]":  "a hex digest rein computed",
 	"version.go versionString": "rein's own build information",
+	"diffcmd.go d":             "redacted and escaped whole by termsafe.Text before colorDiff, which adds only SGR codes",
 }
 
 // stdoutTakers may be handed a raw Stdout: they escape what is written

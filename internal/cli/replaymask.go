@@ -25,14 +25,14 @@ var (
 	lsEntry = regexp.MustCompile(`^\s*(\d+\s+)?([-dlcbpsD][-rwxsStTl]{9}[.+@]?)\s+\d+\s`)
 	lsTotal = regexp.MustCompile(`(?m)^total \S+$`)
 	// statDevice is stat's default "Device: 803h/2051d\tInode: 1234".
-	statDevice = regexp.MustCompile(`(?m)^Device: \S+(\s+)Inode: \d+`)
+	statDevice = regexp.MustCompile(`(?m)^Device: \S+(\s+)Inode: \d+ *`) // with the padding, which follows the number's width
 	statBlocks = regexp.MustCompile(`(?m)^(\s*Size: )(\d+)(\s+Blocks: )\d+(\s+IO Block: )\d+(.*)$`)
 )
 
 // maskUnreproducible masks in s what the scratch copy cannot reproduce.
 func maskUnreproducible(s string) string {
 	if strings.Contains(s, "Inode: ") {
-		s = statDevice.ReplaceAllString(s, "Device: <device>${1}Inode: <inode>")
+		s = statDevice.ReplaceAllString(s, "Device: <device>${1}Inode: <inode> ")
 		s = statBlocks.ReplaceAllStringFunc(s, maskStatBlocks)
 	}
 	s = lsTotal.ReplaceAllString(s, "total <blocks>")

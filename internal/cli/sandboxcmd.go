@@ -20,7 +20,8 @@ func (a *App) sandboxCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sandbox",
 		Short: "Inspect the sandbox's persistent tool caches",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.sandboxCacheCommand())
 	return cmd
@@ -41,7 +42,8 @@ npm, pip, cargo and XDG_CACHE_HOME) under rein's state directory, one set per
 workspace, so a second go test is as fast as outside the sandbox. They are
 never the host's own caches. See docs/sandbox-caches.md; [sandbox] caches and
 cache_size configure them.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	du := &cobra.Command{
 		Use:   "du",
