@@ -237,3 +237,29 @@ func TestTUIShiftTabDuringATurn(t *testing.T) {
 		t.Errorf("the write was not refused by plan mode:\n%s", h)
 	}
 }
+
+// TestPlanRunSkipsVerification: with [verify] on = "always", a plan run
+// ends with its plan — the checks are not run (nothing may change in plan
+// mode, and they would be refused as mutations) — instead of a failed
+// verification.
+func TestPlanRunSkipsVerification(t *testing.T) {
+	srv := modeltest.NewServer(t, sse(textBody("Plan: 1. write a.txt")))
+	e := newEnv(t)
+	e.writeUserConfig(t, baseConfig+"[verify]\ncommands = [\"touch verified; false\"]\non = \"always\"\nmax_attempts = 1\n")
+	res := e.invoke("").run(t, "run", "--preset", "plan", "-e", srv.URL, "plan it")
+	if res.code != 0 || !strings.Contains(res.stdout, "Plan: 1. write a.txt") {
+		t.Fatalf("exit %d; stdout %q; stderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "verified")); err == nil {
+		t.Error("the check ran in a plan run")
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model requests; want 1 (no verification feedback)", n)
+	}
+	// The same check under editor runs and fails the run, so the case
+	// above proves something.
+	srv = modeltest.NewServer(t, sse(textBody("done")))
+	if res := e.invoke("").run(t, "run", "--preset", "editor", "-e", srv.URL, "do it"); res.code == 0 {
+		t.Errorf("editor run with a failing check: exit 0; stderr:\n%s", res.stderr)
+	}
+}

@@ -203,6 +203,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	vs = a.trustedChecks(vs, real, state)
 	if !o.flags.noVerify {
 		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
+		if h.verify != nil {
+			h.verify.mode = h.modes.Preset
+		}
 	}
 	var in mcp.Interaction = mcp.Decline{}
 	if o.lines != nil && o.askServers {

@@ -36,6 +36,10 @@ type verifier struct {
 	// gate decides the project's checks like run_command calls; set
 	// once the approver exists (useGate), before the first run.
 	gate *checkGate
+	// mode is the session's current permission mode, when it can change
+	// (chat's Shift+Tab): in plan mode nothing may change files, so there
+	// is nothing to verify — and the checks would be refused as mutations.
+	mode func() policy.Preset
 
 	mu sync.Mutex
 	// baseline is the workspace journal's last sequence number when the
@@ -100,6 +104,9 @@ func (v *verifier) changed() bool {
 
 // Checks implements agent.Verifier.
 func (v *verifier) Checks(_ context.Context, attempt int) []agent.Check {
+	if v.mode != nil && v.mode() == policy.PresetPlan {
+		return nil
+	}
 	if !v.always && !v.changed() {
 		return nil
 	}
