@@ -14,8 +14,12 @@ import (
 )
 
 // runEditor runs the user's editor on path. The editor value is the
-// user's own environment (like git's core.editor), run through sh so
-// "code --wait" works; the path is passed as an argument, never spliced.
+// user's own environment ($VISUAL, $EDITOR — never a repository's config
+// or anything the model can change), run through sh so "code --wait"
+// works; the path is passed as an argument, never spliced. It runs
+// outside the sandbox on purpose, as git runs core.editor: it is the
+// user's program, started by the user's `rein memory edit`, on a
+// temporary file outside the workspace.
 func runEditor(a *App, editor, path string) error {
 	cmd := exec.Command("sh", "-c", editor+` "$1"`, "sh", path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, a.Stdout, a.Stderr
