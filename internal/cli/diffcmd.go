@@ -2,16 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/internal/termsafe"
-	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry/redact"
 )
 
@@ -54,19 +51,11 @@ Exit codes: 0 shown (or no changes), 1 failed, 2 usage error.`,
 }
 
 func (a *App) diff(ctx context.Context, sessionID, dirFlag, wsFlag string, stat bool) error {
-	dir := stateDir(dirFlag, a.Getenv)
-	if dir == "" {
-		return a.fail(errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir"), nil)
-	}
-	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	store, info, err := a.openUndoTarget(ctx, dirFlag, sessionID, wsFlag)
 	if err != nil {
 		return a.fail(err, nil)
 	}
 	defer store.Close()
-	info, err := a.undoTarget(ctx, store, sessionID, wsFlag)
-	if err != nil {
-		return a.fail(err, nil)
-	}
 	d, err := sessionDiff(ctx, store, info.ID, info.Workspace)
 	if err != nil {
 		return a.fail(err, nil)

@@ -100,11 +100,7 @@ func (c *memoryCmd) listCommand() *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.run(func(ctx context.Context) error {
-				f, err := c.filter(scope, all)
-				if err != nil {
-					return err
-				}
-				es, err := c.store.List(ctx, f)
+				es, err := c.list(ctx, scope, all)
 				if err != nil {
 					return err
 				}
@@ -115,6 +111,16 @@ func (c *memoryCmd) listCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "every workspace's memories")
 	cmd.Flags().StringVar(&scope, "scope", "", "only workspace or user memories")
 	return cmd
+}
+
+// list returns the memories of scope (all scopes when ""), of every
+// workspace when all is set.
+func (c *memoryCmd) list(ctx context.Context, scope string, all bool) ([]memory.Entry, error) {
+	f, err := c.filter(scope, all)
+	if err != nil {
+		return nil, err
+	}
+	return c.store.List(ctx, f)
 }
 
 func (c *memoryCmd) filter(scope string, all bool) (memory.Filter, error) {

@@ -38,11 +38,7 @@ func (c *memoryCmd) exportCommand() *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.run(func(ctx context.Context) error {
-				f, err := c.filter(scope, all)
-				if err != nil {
-					return err
-				}
-				es, err := c.store.List(ctx, f)
+				es, err := c.list(ctx, scope, all)
 				if err != nil {
 					return err
 				}

@@ -53,22 +53,34 @@ earlier content was too large to keep, is refused by name and left as it is.`,
 	return cmd
 }
 
+// openUndoTarget opens the session store of the state directory and
+// finds the session `rein undo` and `rein diff` work on (see undoTarget).
+// The caller closes the store.
+func (a *App) openUndoTarget(ctx context.Context, dirFlag, sessionID, wsFlag string) (*session.SQLite, session.Info, error) {
+	dir := stateDir(dirFlag, a.Getenv)
+	if dir == "" {
+		return nil, session.Info{}, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
+	}
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	info, err := a.undoTarget(ctx, store, sessionID, wsFlag)
+	if err != nil {
+		store.Close()
+		return nil, session.Info{}, err
+	}
+	return store, info, nil
+}
+
 // undo is `rein undo`. It holds the session's lock while it works, so it
 // never undoes under a run or chat that is changing the same session.
 func (a *App) undo(ctx context.Context, sessionID, dirFlag, wsFlag string, n int) error {
-	dir := stateDir(dirFlag, a.Getenv)
-	if dir == "" {
-		return a.fail(errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir"), nil)
-	}
-	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile)})
+	store, info, err := a.openUndoTarget(ctx, dirFlag, sessionID, wsFlag)
 	if err != nil {
 		return a.fail(err, nil)
 	}
 	defer store.Close()
-	info, err := a.undoTarget(ctx, store, sessionID, wsFlag)
-	if err != nil {
-		return a.fail(err, nil)
-	}
 	j, err := store.Journal(ctx, info.ID)
 	if err != nil {
 		return a.fail(err, nil)
