@@ -26,10 +26,7 @@ func (tm *tmuxTerm) waitMode(mode string) string {
 // and takes answers.
 func (tm *tmuxTerm) waitConfirmArmed(title string) {
 	tm.t.Helper()
-	tm.waitFor(title+" to take answers", func(string) bool {
-		s := tm.run("capture-pane", "-p", "-t", "rein")
-		return strings.Contains(s, title) && !strings.Contains(s, "keys typed now are ignored")
-	})
+	tm.waitDialogArmed(title, "[y] ")
 }
 
 // TestTUIShiftTabCyclesModes: Shift+Tab cycles editor → full → plan →

@@ -90,15 +90,33 @@ func (tm *tmuxTerm) typ(text string) { tm.run("send-keys", "-t", "rein", "-l", t
 // (it ignores keys for a moment after it appears).
 func (tm *tmuxTerm) waitArmed() string {
 	tm.t.Helper()
+	return tm.waitDialogArmed("[y] once", "[y] once")
+}
+
+// waitDialogArmed waits until a dialog showing title is open and takes
+// answers. The dialog drops keys for 500 ms after it opens (and the
+// screen says so), but a capture can catch a frame half drawn, with the
+// title written and the "keys typed now are ignored" line not yet: so
+// the dialog counts as armed only once it has been on screen for longer
+// than its guard, with its keys line drawn and no such hint.
+func (tm *tmuxTerm) waitDialogArmed(title, keys string) string {
+	tm.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
+	var seen time.Time
 	for {
 		// The visible pane only: the scrollback may hold older frames.
 		s := tm.run("capture-pane", "-p", "-t", "rein")
-		if strings.Contains(s, "[y] once") && !strings.Contains(s, "keys typed now are ignored") {
+		open := strings.Contains(s, title)
+		switch {
+		case !open:
+			seen = time.Time{}
+		case seen.IsZero():
+			seen = time.Now()
+		case time.Since(seen) > 700*time.Millisecond && strings.Contains(s, keys) && !strings.Contains(s, "keys typed now are ignored"):
 			return s
 		}
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("timed out waiting for the approval dialog to take answers; screen:\n%s", s)
+			tm.t.Fatalf("timed out waiting for the dialog %q to take answers; screen:\n%s", title, s)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
