@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -232,9 +233,5 @@ func (r *Restriction) deny(why string) policy.Decision {
 		Reason: fmt.Sprintf("%s allows run_command only for %s; %s", label, strings.Join(texts, ", "), why)}
 }
 
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:117] + "..."
-	}
-	return s
-}
+// clip bounds a command line quoted in a denial.
+func clip(s string) string { return textclip.Clip(s, 120) }

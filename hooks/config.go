@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // DefaultTimeout is how long a hook may run when its configuration gives
@@ -277,16 +277,6 @@ func eventList() string {
 }
 
 // clip shortens configuration text quoted in a warning.
-func clip(s string) string {
-	const most = 80
-	if len(s) <= most {
-		return s
-	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return textclip.Clip(s, 80) }
 
 func clipErr(err error) string { return clip(err.Error()) }

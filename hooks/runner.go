@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
 
@@ -215,7 +216,7 @@ func (r *Runner) report(p agent.SteerPoint, o outcome) {
 		r.log.Warn(who+" "+w, attrs...)
 	}
 	for _, m := range o.messages {
-		r.log.Warn(who+" says: "+clip(oneLine(m)), attrs...)
+		r.log.Warn(who+" says: "+clip(textclip.OneLine(m)), attrs...)
 	}
 }
 
@@ -242,5 +243,3 @@ func TranscriptPath(dir, sessionID string) string {
 	}
 	return filepath.Join(dir, safe+".jsonl")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

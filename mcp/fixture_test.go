@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -28,7 +30,8 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("REIN_MCP_FIXTURE") {
 	case "":
-		os.Exit(m.Run())
+		// Every goroutine a test starts must end with it.
+		goleak.VerifyTestMain(m)
 	case "raw":
 		os.Exit(rawServer())
 	case "gosdk":

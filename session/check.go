@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // What Open checks before it writes (preflight, on a read-only connection
@@ -143,7 +145,7 @@ func pragmaCheck(ctx context.Context, path string, db *sql.DB, pragma string) er
 		return examineError(path, err)
 	}
 	if len(problems) > 0 {
-		return corruptError(path, "SQLite's quick_check: "+oneLine(strings.Join(problems, "; ")))
+		return corruptError(path, "SQLite's quick_check: "+textclip.OneLine(strings.Join(problems, "; ")))
 	}
 	return nil
 }
@@ -244,6 +246,3 @@ func readStoreID(ctx context.Context, q queryer) (string, error) {
 	}
 	return id, err
 }
-
-// oneLine joins s's lines.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

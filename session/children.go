@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 )
 
@@ -70,14 +71,14 @@ func childSummary(calls []ChildCall) string {
 			fmt.Fprintf(&b, "\n- … and %d more", len(calls)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n- %s %s: ", c.Call.Name, clipText(htmlUnescaper.Replace(string(c.Call.Args)), 200))
+		fmt.Fprintf(&b, "\n- %s %s: ", c.Call.Name, textclip.Line(htmlUnescaper.Replace(string(c.Call.Args)), 200))
 		switch {
 		case c.Result == nil:
 			b.WriteString("interrupted, may have run partly")
 		case c.Result.IsError:
-			b.WriteString("failed: " + clipText(c.Result.Content, maxChildResultText))
+			b.WriteString("failed: " + textclip.Line(c.Result.Content, maxChildResultText))
 		default:
-			b.WriteString("finished: " + clipText(c.Result.Content, maxChildResultText))
+			b.WriteString("finished: " + textclip.Line(c.Result.Content, maxChildResultText))
 		}
 	}
 	return b.String()
@@ -86,18 +87,6 @@ func childSummary(calls []ChildCall) string {
 // htmlUnescaper undoes encoding/json's HTML escaping of stored arguments,
 // so the model reads `a >> b` as it wrote it.
 var htmlUnescaper = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
-
-// clipText shortens s to one line of at most n bytes.
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 // interruptedResult is the result Resume gives a call journaled as
 // started: InterruptedRunning, and for a task call what its sub-agents

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinharness/rein/agent"
@@ -32,7 +34,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashHelperEnv) != "" {
 		os.Exit(crashHelper())
 	}
-	os.Exit(m.Run())
+	// Every goroutine a test starts must end with it.
+	goleak.VerifyTestMain(m)
 }
 
 // crashHelper is the child's main: it starts (or, with mode "continue",

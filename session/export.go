@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/internal/secret"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // Export reads session id (or a unique prefix of it) from the database at
@@ -116,7 +117,7 @@ func exportEvents(ctx context.Context, db *sql.DB, path, id string, chained bool
 			payload, chain []byte
 		)
 		if err := rows.Scan(&seq, &typ, &t, &payload, &chain); err != nil {
-			return n, exportDamage(path, id, "could not be read further ("+secret.Redact(oneLine(err.Error()))+")", n)
+			return n, exportDamage(path, id, "could not be read further ("+secret.Redact(textclip.OneLine(err.Error()))+")", n)
 		}
 		if chained {
 			if problem := v.next(seq, typ, t, payload, chain); problem != "" {
@@ -133,7 +134,7 @@ func exportEvents(ctx context.Context, db *sql.DB, path, id string, chained bool
 		n++
 	}
 	if err := rows.Err(); err != nil {
-		return n, exportDamage(path, id, "could not be read further ("+secret.Redact(oneLine(err.Error()))+")", n)
+		return n, exportDamage(path, id, "could not be read further ("+secret.Redact(textclip.OneLine(err.Error()))+")", n)
 	}
 	return n, nil
 }
@@ -145,7 +146,7 @@ func unreadable(path, id string, err error) error {
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return exportDamage(path, id, "could not be read ("+secret.Redact(oneLine(err.Error()))+")", 0)
+	return exportDamage(path, id, "could not be read ("+secret.Redact(textclip.OneLine(err.Error()))+")", 0)
 }
 
 // exportDamage is ErrCorrupt for an export that stopped at damage, saying

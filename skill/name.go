@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // ErrInvalidName reports a skill name the Agent Skills rules reject.
@@ -60,13 +61,4 @@ func descriptionProblem(d string) string {
 
 // clipLine makes repository-chosen text safe to quote in a one-line
 // message: control characters escaped, at most n bytes of the original.
-func clipLine(s string, n int) string {
-	if len(s) > n {
-		cut := n
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return termsafe.Line(s)
-}
+func clipLine(s string, n int) string { return termsafe.Line(textclip.Clip(s, n)) }

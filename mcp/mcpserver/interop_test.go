@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinharness/rein/policy"
@@ -24,7 +26,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(stdioPeerEnv) == "1" {
 		os.Exit(servePeerStdio())
 	}
-	os.Exit(m.Run())
+	// Every goroutine a test starts must end with it.
+	goleak.VerifyTestMain(m)
 }
 
 // peerPolicy allows everything but the run tool, which asks — and with no

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/session"
@@ -83,7 +83,7 @@ func (d *Divergence) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "call %d (%s, id %s) diverged", d.Index, d.Tool, d.CallID)
 	if len(d.Args) > 0 {
-		fmt.Fprintf(&b, "; arguments %s", clip(string(d.Args), 200))
+		fmt.Fprintf(&b, "; arguments %s", textclip.Clip(string(d.Args), 200))
 	}
 	b.WriteString("\n")
 	if d.Recorded.IsError != d.Replayed.IsError {
@@ -327,15 +327,4 @@ func (p recordedPolicy) Decide(ctx context.Context, c policy.Call) policy.Decisi
 		return policy.Decision{Action: policy.Allow, Reason: d.Reason, Rule: d.By}
 	}
 	return policy.Decision{Action: policy.Deny, Reason: d.Reason, Rule: d.By}
-}
-
-// clip shortens s to at most n bytes on a UTF-8 boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // FilePatch is one file's section of a unified diff.
@@ -130,7 +132,7 @@ func (p *patchParser) parse() error {
 			p.i += 2
 		case strings.HasPrefix(line, "@@"):
 			if p.cur == nil || (!p.cur.sawNames && !p.cur.git) {
-				return fmt.Errorf("patch line %d: hunk %q has no file header before it (add \"--- a/file\" and \"+++ b/file\" lines)", p.i+1, clipText(line, 60))
+				return fmt.Errorf("patch line %d: hunk %q has no file header before it (add \"--- a/file\" and \"+++ b/file\" lines)", p.i+1, textclip.Clip(line, 60))
 			}
 			inGitHeader = false
 			if err := p.hunk(); err != nil {
@@ -331,11 +333,4 @@ func parseGitNames(s string) (string, string) {
 		return s[:i], s[i+1:]
 	}
 	return s, s
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -3,6 +3,8 @@ package fs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // fileLines is a file split into lines without terminators, remembering
@@ -71,7 +73,7 @@ func applyHunks(name, content string, hunks []Hunk) (string, []string, error) {
 		}
 		at, loose, err := locate(f, old, want, minAt, oldNoNL)
 		if err != nil {
-			return "", nil, fmt.Errorf("hunk %d of %s (%s) does not apply: %w", hi+1, name, clipText(h.Header, 40), err)
+			return "", nil, fmt.Errorf("hunk %d of %s (%s) does not apply: %w", hi+1, name, textclip.Clip(h.Header, 40), err)
 		}
 		if h.Positioned && at != want {
 			notes = append(notes, fmt.Sprintf("%s: hunk %d applied at line %d (offset %+d lines)", name, hi+1, at+1, at-want))
@@ -213,9 +215,9 @@ func mismatch(f fileLines, old []string, want, minAt int) error {
 		return fmt.Errorf("its last line is marked \"\\ No newline at end of file\", but it matches at line %d, not at the end of the file", bestP+1)
 	}
 	if bestK <= 0 {
-		return fmt.Errorf("its first old line %q was not found in the file (read the file again and regenerate the hunk)", clipText(old[0], 80))
+		return fmt.Errorf("its first old line %q was not found in the file (read the file again and regenerate the hunk)", textclip.Clip(old[0], 80))
 	}
 	line := bestP + bestK
 	return fmt.Errorf("the closest match starts at line %d, but line %d is %q where the hunk expects %q",
-		bestP+1, line+1, clipText(strings.TrimRight(f.lines[line], "\r"), 80), clipText(old[bestK], 80))
+		bestP+1, line+1, textclip.Clip(strings.TrimRight(f.lines[line], "\r"), 80), textclip.Clip(old[bestK], 80))
 }

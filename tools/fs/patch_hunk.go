@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // versionLine is what follows git format-patch's "-- " signature line.
@@ -27,7 +29,7 @@ func (p *patchParser) hunk() error {
 		h.NewStart, _ = strconv.Atoi(m[3])
 		oldRem, newRem = headerCount(m[2]), headerCount(m[4])
 	} else if strings.HasPrefix(header, "@@ -") {
-		return fmt.Errorf("patch line %d: malformed hunk header %q (want \"@@ -start,count +start,count @@\")", p.i+1, clipText(header, 60))
+		return fmt.Errorf("patch line %d: malformed hunk header %q (want \"@@ -start,count +start,count @@\")", p.i+1, textclip.Clip(header, 60))
 	}
 	p.i++
 	for p.i < len(p.lines) {
@@ -54,7 +56,7 @@ func (p *patchParser) hunk() error {
 				break
 			}
 			return fmt.Errorf("patch line %d: %q in hunk %q is not a context (' '), removed ('-') or added ('+') line",
-				p.i+1, clipText(line, 60), clipText(header, 40))
+				p.i+1, textclip.Clip(line, 60), textclip.Clip(header, 40))
 		}
 		if line == "" && !counted {
 			// Blank lines are empty context only if more body follows;
@@ -80,7 +82,7 @@ func (p *patchParser) hunk() error {
 		p.i++
 	}
 	if len(h.Lines) == 0 {
-		return fmt.Errorf("patch line %d: hunk %q has no lines", p.i, clipText(header, 40))
+		return fmt.Errorf("patch line %d: hunk %q has no lines", p.i, textclip.Clip(header, 40))
 	}
 	for _, l := range h.Lines {
 		if l.Op != '+' {

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy/netrules"
 	"github.com/reinharness/rein/tool"
 )
@@ -204,13 +205,13 @@ func checkURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("url %q does not parse: %v", clip(raw, 200), err)
+		return nil, fmt.Errorf("url %q does not parse: %v", textclip.Clip(raw, 200), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("url %q: only http and https URLs are fetched", clip(raw, 200))
+		return nil, fmt.Errorf("url %q: only http and https URLs are fetched", textclip.Clip(raw, 200))
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("url %q has no host", clip(raw, 200))
+		return nil, fmt.Errorf("url %q has no host", textclip.Clip(raw, 200))
 	}
 	if u.User != nil {
 		return nil, errors.New("url contains credentials (user:password@); web_fetch does not send them")
@@ -242,11 +243,4 @@ func readCapped(r io.Reader, limit int64) ([]byte, bool, error) {
 		return data[:limit], true, nil
 	}
 	return data, false, nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
