@@ -3,7 +3,6 @@ package tui
 import (
 	"strings"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/reinharness/rein/internal/termsafe"
@@ -170,39 +169,31 @@ func fenceOf(trimmed string) string {
 	return ""
 }
 
-// mdRenderer renders markdown at one width with glamour, falling back to
-// the plain source if glamour fails (it does not for valid UTF-8 text,
-// but an answer must never be lost to a renderer error).
+// mdRenderer renders markdown at one width (renderMarkdown), falling
+// back to the plain source should rendering ever panic: an answer must
+// never be lost to a renderer defect.
 type mdRenderer struct {
-	tr    *glamour.TermRenderer
+	st    *mdStyles
 	width int
-	// noColor keeps the rendering's emphasis and drops its colors
-	// (glamour's own no-color style shows the markdown source instead).
+	// noColor keeps the rendering's emphasis and drops its colors.
 	noColor bool
 }
 
 func newMDRenderer(width int, noColor bool) *mdRenderer {
-	wrap := max(width-4, minWrap)
-	r := &mdRenderer{width: width, noColor: noColor}
-	// Preserved newlines: a line break inside a paragraph is kept, as a
-	// model means it (a poem, an address, a list written without
-	// markers), instead of joined into one line; long lines still wrap.
-	tr, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(wrap), glamour.WithPreservedNewLines())
-	if err == nil {
-		r.tr = tr
-	}
-	return r
+	st := newMDStyles(noColor)
+	return &mdRenderer{st: &st, width: width, noColor: noColor}
 }
 
-// render renders one block, without glamour's surrounding blank lines.
-func (r *mdRenderer) render(src string) string {
-	if r.tr == nil {
-		return strings.TrimRight(src, "\n")
-	}
-	out, err := r.tr.Render(src)
-	if err != nil {
-		return strings.TrimRight(src, "\n")
-	}
+// render renders one block, without surrounding blank lines. A line
+// break inside a paragraph is kept, as a model means it (a poem, an
+// address, a list written without markers); long lines still wrap.
+func (r *mdRenderer) render(src string) (out string) {
+	defer func() {
+		if recover() != nil {
+			out = strings.TrimRight(src, "\n")
+		}
+	}()
+	out = renderMarkdown(src, max(r.width-4, minWrap), r.st)
 	if r.noColor {
 		out = withoutColor(out)
 	}
