@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/model/modeltest"
 )
 
@@ -141,5 +145,30 @@ func TestMemoryUnavailableWarns(t *testing.T) {
 	}
 	if names := toolNamesOf(t, srv.Requests()[0].Body); strings.Contains(names, " remember ") {
 		t.Errorf("memory tools offered without a store: %s", names)
+	}
+}
+
+// TestMemoryDatabaseCreatedOnFirstRemember: a run that remembers nothing
+// creates no memory database (its schema and fsyncs are not on the way to
+// the first model request); the first remember creates it.
+func TestMemoryDatabaseCreatedOnFirstRemember(t *testing.T) {
+	e := newEnv(t)
+	db := filepath.Join(e.home, ".local", "state", "rein", memory.DatabaseFile)
+	srv := modeltest.NewServer(t, sse(textBody("ok")))
+	if res := e.run(t, "run", "-e", srv.URL, "hi"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if names := toolNamesOf(t, srv.Requests()[0].Body); !strings.Contains(names, " remember ") {
+		t.Errorf("memory tools not offered before the database exists: %s", names)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a run that remembered nothing created %s (%v)", db, err)
+	}
+	srv2 := modeltest.NewServer(t, sse(toolBody("r1", "remember", rememberArgs("uses tabs", ""))), sse(textBody("noted")))
+	if res := e.run(t, "run", "--approve", "never", "-e", srv2.URL, "remember"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("remember did not create the database: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func memoryEnabled(cfg *config.Config) (bool, error) {
 // provenance tracker fed by the agent's tool results, and the session id
 // the tools record (bound once the agent exists).
 type memoryWiring struct {
-	store     *memory.SQLite
+	store     memory.Store
 	workspace string
 	prov      *memory.Provenance
 	mu        sync.Mutex
@@ -66,11 +67,20 @@ func openMemory(cfg *config.Config, stateDir, workspace string, off bool) (*memo
 	if err != nil || !on {
 		return nil, err
 	}
-	s, err := memory.OpenSQLite(context.Background(), memory.Config{Path: filepath.Join(stateDir, memory.DatabaseFile)})
+	mc := memory.Config{Path: filepath.Join(stateDir, memory.DatabaseFile)}
+	w := &memoryWiring{workspace: canonicalDir(workspace), prov: memory.NewProvenance()}
+	if _, err := os.Stat(mc.Path); errors.Is(err, fs.ErrNotExist) {
+		// Nothing to read yet: the database is created by the first
+		// remember, not on the way to every first model request.
+		w.store = memory.Lazy(mc)
+		return w, nil
+	}
+	s, err := memory.OpenSQLite(context.Background(), mc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w; running without memory (--no-memory silences this)", errMemoryUnavailable, err)
 	}
-	return &memoryWiring{store: s, workspace: canonicalDir(workspace), prov: memory.NewProvenance()}, nil
+	w.store = s
+	return w, nil
 }
 
 func (m *memoryWiring) close() {
