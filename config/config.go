@@ -63,9 +63,15 @@ type Config struct {
 
 	sources  map[string]Source
 	sections map[string][]RawSection
+	// merged is what the layers set, before defaults (Values).
+	merged Settings
 
 	projectPrompt    string
 	projectPromptSrc Source
+
+	profile      string
+	profileSrc   Source
+	profileNames []string
 }
 
 // keyProjectPrompt is the key a project layer may set only as
@@ -186,18 +192,36 @@ type Source struct {
 	Name string
 	// Line is the line in the file, 0 when not from a file.
 	Line int
+	// Profile names the [profiles.NAME] table of the file the value
+	// came from, "" for the file's top. Layer stays the file's, so a
+	// project's profile is as untrusted as the rest of the project file.
+	Profile string
+}
+
+// Origin names the layer in one word: "default", "user", "file",
+// "project", "env", "flag", or for a profile's value "profile:NAME" (the
+// user's or --config file's) and "project-profile:NAME".
+func (s Source) Origin() string {
+	switch {
+	case s.Profile == "":
+		return string(s.Layer)
+	case s.Layer == LayerProject:
+		return "project-profile:" + s.Profile
+	}
+	return "profile:" + s.Profile
 }
 
 // String renders the source for messages, e.g. "project
-// /src/x/.rein/config.toml:4" or "env REIN_MODEL".
+// /src/x/.rein/config.toml:4", "profile:ci /home/u/.config/rein/config.toml:9"
+// or "env REIN_MODEL".
 func (s Source) String() string {
 	switch {
 	case s.Name == "":
-		return string(s.Layer)
+		return s.Origin()
 	case s.Line > 0:
-		return fmt.Sprintf("%s %s:%d", s.Layer, s.Name, s.Line)
+		return fmt.Sprintf("%s %s:%d", s.Origin(), s.Name, s.Line)
 	}
-	return fmt.Sprintf("%s %s", s.Layer, s.Name)
+	return fmt.Sprintf("%s %s", s.Origin(), s.Name)
 }
 
 // Source reports where the value of key ("model.endpoint",

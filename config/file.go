@@ -20,6 +20,13 @@ type fileLayer struct {
 	set      Settings
 	lines    map[string]int // "model.endpoint" → line
 	sections []RawSection
+	// profiles are the file's [profiles.NAME] tables, each parsed as a
+	// layer of its own (profile set, profiles nil).
+	profiles map[string]*fileLayer
+	// profile names the profile this layer is, "" for a file's top;
+	// profileLine is its header's line.
+	profile     string
+	profileLine int
 }
 
 // parseFile parses and validates one file's [model] and [agent] tables and
@@ -37,60 +44,89 @@ func parseFile(kind LayerKind, path string, data []byte) (*fileLayer, error) {
 		return nil, syntaxError(path, err)
 	}
 	f := &fileLayer{kind: kind, path: path, lines: map[string]int{}}
-	for _, name := range topLevelOrder(&md) {
-		prim := top[name]
-		switch {
-		case slices.Contains(typedSections, name):
-			if err := f.parseSection(&md, name, prim); err != nil {
-				return nil, err
-			}
-		case slices.Contains(deferredSections, name):
-			if !isTable(&md, prim) {
-				return nil, f.errorAt(keyLine(&md, prim, toml.Key{name}), "%s must be a table ([%s])", name, name)
-			}
-			src := Source{Layer: kind, Name: path, Line: keyLine(&md, prim, toml.Key{name})}
-			f.sections = append(f.sections, RawSection{Name: name, Source: src, data: data})
-		default:
-			return nil, f.errorAt(keyLine(&md, prim, toml.Key{name}), "unknown key %q%s", name, suggest(name, append(slices.Clone(typedSections), deferredSections...)))
-		}
+	if err := f.parseTop(&md, top, nil, data); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
 
+// parseTop parses the tables of a file's top (at nil) or of a profile (at
+// profiles.NAME), whose keys are top: [model] and [agent] are decoded,
+// the tables other packages own kept as RawSections.
+func (f *fileLayer) parseTop(md *toml.MetaData, top map[string]toml.Primitive, at toml.Key, data []byte) error {
+	known := append(slices.Clone(typedSections), deferredSections...)
+	if at == nil {
+		known = append(known, keyProfiles)
+	}
+	for _, name := range keysUnder(md, at) {
+		prim := top[name]
+		key := append(slices.Clone(at), name)
+		line := keyLine(md, prim, key)
+		switch {
+		case slices.Contains(typedSections, name):
+			if err := f.parseSection(md, name, prim, at); err != nil {
+				return err
+			}
+		case slices.Contains(deferredSections, name):
+			if !isTable(md, prim) {
+				return f.errorAt(line, "%s must be a table ([%s])", key, key)
+			}
+			src := Source{Layer: f.kind, Name: f.path, Line: line, Profile: f.profile}
+			f.sections = append(f.sections, RawSection{Name: name, Source: src, data: data, prefix: slices.Clone(at)})
+		case name == keyProfiles && at == nil:
+			if err := f.parseProfiles(md, prim, data); err != nil {
+				return err
+			}
+		case name == keyProfiles:
+			return f.errorAt(line, "%s: profiles do not nest; define each profile at the top, as [profiles.NAME]", key)
+		default:
+			return f.errorAt(line, "unknown key %q%s", key.String(), suggest(name, known))
+		}
+	}
+	return nil
+}
+
 // parseSection decodes [model] or [agent] key by key, so that each error
 // names its key and line.
-func (f *fileLayer) parseSection(md *toml.MetaData, section string, prim toml.Primitive) error {
+func (f *fileLayer) parseSection(md *toml.MetaData, section string, prim toml.Primitive, at toml.Key) error {
+	sk := append(slices.Clone(at), section)
 	if !isTable(md, prim) {
-		return f.errorAt(keyLine(md, prim, toml.Key{section}), "%s must be a table ([%s])", section, section)
+		return f.errorAt(keyLine(md, prim, sk), "%s must be a table ([%s])", sk, sk)
 	}
 	var keys map[string]toml.Primitive
 	if err := md.PrimitiveDecode(prim, &keys); err != nil {
-		return f.errorAt(keyLine(md, prim, toml.Key{section}), "%s: %v", section, err)
+		return f.errorAt(keyLine(md, prim, sk), "%s: %v", sk, err)
 	}
-	for _, name := range sectionOrder(md, section) {
+	// shown is the key as the file spells it (profiles.ci.model.model).
+	prefix := ""
+	if len(at) > 0 {
+		prefix = at.String() + "."
+	}
+	for _, name := range keysUnder(md, sk) {
 		kp := keys[name]
-		line := keyLine(md, kp, toml.Key{section, name})
+		line := keyLine(md, kp, append(slices.Clone(sk), name))
 		key := section + "." + name
+		shown := prefix + key
 		spec, ok := specFor(key)
 		if !ok || !spec.inFiles {
 			if key == "model.api_key" {
-				return f.errorAt(line, "model.api_key: API keys do not belong in files; set model.api_key_env to the name of an environment variable holding the key")
+				return f.errorAt(line, "%s: API keys do not belong in files; set model.api_key_env to the name of an environment variable holding the key", shown)
 			}
-			return f.errorAt(line, "unknown key %q%s", key, hint(section, name))
+			return f.errorAt(line, "unknown key %q%s", shown, hint(section, name))
 		}
 		if f.kind == LayerProject && spec.trustedOnly {
-			return f.errorAt(line, "%s may not be set in a project config (a cloned repository must not redirect your API key); set it in your user config, the environment or a flag", key)
+			return f.errorAt(line, "%s may not be set in a project config (a cloned repository must not redirect your API key); set it in your user config, the environment or a flag", shown)
 		}
 		var raw any
 		if err := md.PrimitiveDecode(kp, &raw); err != nil {
-			return f.errorAt(line, "%s: %v", key, err)
+			return f.errorAt(line, "%s: %v", shown, err)
 		}
 		v, err := spec.convert(raw)
 		if err == nil && spec.validate != nil {
 			err = spec.validate(v)
 		}
 		if err != nil {
-			return f.errorAt(line, "%s: %v", key, err)
+			return f.errorAt(line, "%s: %v", shown, err)
 		}
 		spec.setValue(&f.set, v)
 		f.lines[key] = line
@@ -107,7 +143,7 @@ func (f *fileLayer) errorAt(line int, format string, args ...any) error {
 }
 
 func (f *fileLayer) source(key string) Source {
-	return Source{Layer: f.kind, Name: f.path, Line: f.lines[key]}
+	return Source{Layer: f.kind, Name: f.path, Line: f.lines[key], Profile: f.profile}
 }
 
 // syntaxError turns a TOML parse error into one line naming file and line.
@@ -123,28 +159,16 @@ func syntaxError(path string, err error) error {
 	return fmt.Errorf("config: %s: invalid TOML: %v", path, err)
 }
 
-// topLevelOrder returns the document's top-level names in order of first
-// appearance, so the first problem reported is the first in the file.
-func topLevelOrder(md *toml.MetaData) []string {
+// keysUnder returns the keys directly below the table at (nil: the
+// document's top) in order of first appearance, so the first problem
+// reported is the first in the file.
+func keysUnder(md *toml.MetaData, at toml.Key) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, k := range md.Keys() {
-		if len(k) > 0 && !seen[k[0]] {
-			seen[k[0]] = true
-			names = append(names, k[0])
-		}
-	}
-	return names
-}
-
-// sectionOrder returns the keys directly under section in document order.
-func sectionOrder(md *toml.MetaData, section string) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, k := range md.Keys() {
-		if len(k) > 1 && k[0] == section && !seen[k[1]] {
-			seen[k[1]] = true
-			names = append(names, k[1])
+		if len(k) > len(at) && slices.Equal(k[:len(at)], at) && !seen[k[len(at)]] {
+			seen[k[len(at)]] = true
+			names = append(names, k[len(at)])
 		}
 	}
 	return names

@@ -143,3 +143,49 @@ func TestNestingLimits(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProfiles loads the input as the user and the project file with the
+// profile "p" selected: the errors stay one config line (an unknown
+// profile included), a profile's tables decode without panicking, and
+// rendering the result (rein config show) never fails.
+func FuzzProfiles(f *testing.F) {
+	f.Add([]byte("[profiles.p.model]\nmodel = \"m\"\n[profiles.p.agent]\nmax_steps = 3\n[profiles.p.policy]\npreset = \"read-only\"\n"))
+	f.Add([]byte("[profiles.p]\nagent.max_steps = 5\nmcp_servers.x.command = \"y\"\n[profiles.q.verify]\ncommands = [[\"go\", \"test\"]]\n"))
+	f.Add([]byte("[profiles.p.profiles.q]\n"))
+	f.Add([]byte("profiles.p = 1\n"))
+	f.Add([]byte("[profiles.\"p\".tools]\ndisabled = [\"web_fetch\"]\n[[profiles.p.verify.commands]]\n"))
+	dir := f.TempDir()
+	file := filepath.Join(dir, "user.toml")
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".rein"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	project := ProjectConfigPath(ws)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, path := range []string{file, project} {
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := Load(LoadOptions{File: file, Workspace: ws, Profile: "p", Getenv: func(string) string { return "" }})
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), ErrInvalidFlag.Error()+": ")
+			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "config: ") {
+				t.Fatalf("error is not one config line: %q", msg)
+			}
+			return
+		}
+		_ = c.Values()
+		for _, name := range c.SectionNames() {
+			for _, s := range c.Sections(name) {
+				var v map[string]any
+				_ = s.Decode(&v)
+				if leaves, err := s.Leaves(); err == nil {
+					for _, l := range leaves {
+						_ = JoinPath(l.Path) + FormatTOML(l.Value)
+					}
+				}
+			}
+		}
+	})
+}

@@ -22,6 +22,9 @@ type LoadOptions struct {
 	File string
 	// Flags holds the values the user gave on the command line.
 	Flags Settings
+	// Profile is the --profile flag: the [profiles.NAME] tables to apply
+	// over each file's top. Empty means REIN_PROFILE, else none.
+	Profile string
 	// Getenv reads the environment; nil means os.Getenv. Tests pass a map
 	// lookup to stay hermetic.
 	Getenv func(string) string
@@ -65,9 +68,18 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	profile, profileSrc, err := selectProfile(opts.Profile, getenv, layers)
+	if err != nil {
+		return nil, err
+	}
 	m := newMerger()
 	for _, l := range layers {
 		m.applyFile(l)
+		if p := l.profiles[profile]; p != nil {
+			if err := m.applyProfile(p); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := m.applyEnv(getenv); err != nil {
 		return nil, err
@@ -80,6 +92,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	m.resolveAPIKey(&opts.Flags, getenv)
 	c := m.result()
+	c.profile, c.profileSrc, c.profileNames = profile, profileSrc, profileNames(layers)
 	if err := c.checkCommandTimeouts(); err != nil {
 		return nil, err
 	}
@@ -164,6 +177,20 @@ func (m *merger) set(spec *keySpec, v any, src Source) {
 // applyFile merges one file. Values were validated while parsing; the
 // project layer may only tighten limits.
 func (m *merger) applyFile(l *fileLayer) {
+	_ = m.merge(l, false)
+}
+
+// applyProfile merges a selected profile over its file. A project's
+// profile obeys the project's rules, but a limit it would loosen is an
+// error rather than a warning: the user asked for that profile by name,
+// and running without what it says would be a surprise.
+func (m *merger) applyProfile(l *fileLayer) error {
+	return m.merge(l, l.kind == LayerProject)
+}
+
+// merge folds a layer in; strict turns an ignored project limit into an
+// error naming the key.
+func (m *merger) merge(l *fileLayer, strict bool) error {
 	for i := range specs {
 		spec := &specs[i]
 		v, ok := spec.getValue(&l.set)
@@ -178,6 +205,10 @@ func (m *merger) applyFile(l *fileLayer) {
 		if l.kind == LayerProject && spec.limit {
 			cur := m.current(spec)
 			if !tighter(spec, v, cur) {
+				if strict {
+					return fmt.Errorf("config: %s:%d: profiles.%s.%s = %s would loosen a limit (in force: %s from %s); a project's profile may only tighten: lower the value, or define the profile in your user config",
+						l.path, src.Line, l.profile, spec.key, formatValue(v), formatValue(cur), m.sourceOf(spec.key))
+				}
 				m.warnings = append(m.warnings, fmt.Sprintf(
 					"%s: %s = %s ignored: a project config may only tighten limits (in force: %s from %s)",
 					src, spec.key, formatValue(v), formatValue(cur), m.sourceOf(spec.key)))
@@ -189,6 +220,7 @@ func (m *merger) applyFile(l *fileLayer) {
 	for _, s := range l.sections {
 		m.sections[s.Name] = append(m.sections[s.Name], s)
 	}
+	return nil
 }
 
 // applyEnv merges the variables that name settings (the API key is
@@ -359,6 +391,7 @@ func (m *merger) result() *Config {
 			CommandOutputBytes:    deref(e.CommandOutputBytes, *d.CommandOutputBytes),
 		},
 		Warnings: m.warnings,
+		merged:   m.eff,
 		sources:  m.sources,
 		sections: m.sections,
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -23,6 +24,15 @@ type RawSection struct {
 	Source Source
 
 	data []byte // the whole file, read-only
+	// prefix is where the table sits below the file's top: nil, or
+	// profiles.NAME for a profile's table.
+	prefix toml.Key
+}
+
+// key is the table's full key in its file ("policy",
+// "profiles.ci.policy").
+func (s RawSection) key() toml.Key {
+	return append(slices.Clone(s.prefix), s.Name)
 }
 
 // parse returns a fresh decoder state and the table's primitive.
@@ -32,7 +42,15 @@ func (s RawSection) parse() (*toml.MetaData, toml.Primitive, error) {
 	if err != nil {
 		return nil, toml.Primitive{}, syntaxError(s.Source.Name, err)
 	}
-	return &md, top[s.Name], nil
+	prim := top[s.key()[0]]
+	for _, name := range s.key()[1:] {
+		var m map[string]toml.Primitive
+		if err := md.PrimitiveDecode(prim, &m); err != nil {
+			return nil, toml.Primitive{}, s.errorAt(0, "[%s]: %v", s.key(), err)
+		}
+		prim = m[name]
+	}
+	return &md, prim, nil
 }
 
 // Decode decodes the table into v, a pointer to a struct or map, as
@@ -48,14 +66,15 @@ func (s RawSection) Decode(v any) error {
 	if err := md.PrimitiveDecode(prim, v); err != nil {
 		return s.decodeError(err)
 	}
+	at := s.key()
 	for _, k := range md.Undecoded() {
-		if len(k) < 2 || k[0] != s.Name {
+		if len(k) <= len(at) || !slices.Equal(k[:len(at)], at) {
 			continue
 		}
 		// Walking to the key marks keys decoded; the check is done by now.
-		line := s.lineOf(md, prim, k[1:])
+		line := s.lineOf(md, prim, k[len(at):])
 		return s.errorAt(line, "unknown key %q in [%s]%s", k.String(), k[:len(k)-1].String(),
-			suggest(k[len(k)-1], fieldNames(v, k[1:len(k)-1])))
+			suggest(k[len(k)-1], fieldNames(v, k[len(at):len(k)-1])))
 	}
 	return nil
 }
@@ -95,7 +114,7 @@ func (s RawSection) errorAt(line int, format string, args ...any) error {
 // line of the last key, or 0 when it cannot be reached (for example inside
 // an array of tables).
 func (s RawSection) lineOf(md *toml.MetaData, prim toml.Primitive, path []string) int {
-	key := toml.Key{s.Name}
+	key := s.key()
 	for _, name := range path {
 		key = append(key, name)
 		var m map[string]toml.Primitive
@@ -128,5 +147,5 @@ func (s RawSection) decodeError(err error) error {
 	// The decoder's other errors read "toml: line N (last key "x"): …";
 	// drop the prefix, which would repeat what errorAt adds.
 	msg := strings.TrimPrefix(err.Error(), "toml: ")
-	return s.errorAt(0, "[%s]: %s", s.Name, msg)
+	return s.errorAt(0, "[%s]: %s", s.key(), msg)
 }
