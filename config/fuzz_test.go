@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,8 +170,8 @@ func FuzzProfiles(f *testing.F) {
 		}
 		c, err := Load(LoadOptions{File: file, Workspace: ws, Profile: "p", Getenv: func(string) string { return "" }})
 		if err != nil {
-			msg := strings.TrimPrefix(err.Error(), ErrInvalidFlag.Error()+": ")
-			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "config: ") {
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "config: ") && !errors.Is(err, ErrInvalidFlag) {
 				t.Fatalf("error is not one config line: %q", msg)
 			}
 			return

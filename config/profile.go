@@ -105,11 +105,10 @@ func selectProfile(flag string, getenv func(string) string, layers []*fileLayer)
 	if len(known) > 0 {
 		list = fmt.Sprintf("the profiles are %s", joinQuoted(known))
 	}
-	err := fmt.Errorf("config: %s: no such profile%s; %s", what, suggest(name, known), list)
 	if src.Layer == LayerFlag {
-		err = fmt.Errorf("%w: %s", ErrInvalidFlag, err)
+		return "", Source{}, fmt.Errorf("%w: %s: no such profile%s; %s", ErrInvalidFlag, what, suggest(name, known), list)
 	}
-	return "", Source{}, err
+	return "", Source{}, fmt.Errorf("config: %s: no such profile%s; %s", what, suggest(name, known), list)
 }
 
 func joinQuoted(names []string) string {
@@ -129,3 +128,34 @@ func (c *Config) Profile() (string, Source) { return c.profile, c.profileSrc }
 
 // Profiles lists the profiles the configuration files define, sorted.
 func (c *Config) Profiles() []string { return slices.Clone(c.profileNames) }
+
+// ProjectProfileSections reports whether the selected profile has
+// tables in the project file.
+func (c *Config) ProjectProfileSections() bool {
+	for _, secs := range c.sections {
+		for _, s := range secs {
+			if s.Source.Layer == LayerProject && s.Source.Profile != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// WithoutProjectProfile returns a copy of c without the tables the
+// selected profile has in the project file, so that a caller can tell
+// what those tables changed (a project's profile may only tighten). The
+// [model] and [agent] values are c's: Load already checked those.
+func (c *Config) WithoutProjectProfile() *Config {
+	out := *c
+	out.sections = make(map[string][]RawSection, len(c.sections))
+	for name, secs := range c.sections {
+		for _, s := range secs {
+			if s.Source.Layer == LayerProject && s.Source.Profile != "" {
+				continue
+			}
+			out.sections[name] = append(out.sections[name], s)
+		}
+	}
+	return &out
+}

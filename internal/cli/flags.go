@@ -37,6 +37,8 @@ type commonFlags struct {
 
 	endpoint, apiKey, model, provider string
 	workspace, configFile, system     string
+	// profile is --profile: the [profiles.NAME] tables to apply.
+	profile string
 	maxSteps                          int
 	timeout                           time.Duration
 	// requestTimeout and reasoningEffort set [model] request_timeout and
@@ -74,6 +76,7 @@ func (f *commonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "", "wire protocol: openai (any OpenAI-compatible server) or anthropic (default openai)")
 	fs.StringVarP(&f.workspace, "workspace", "C", "", "workspace directory (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	registerProfile(fs, &f.profile)
 	fs.StringVar(&f.system, "system", "", "system prompt")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("maximum model calls per run (default %d)", config.DefaultMaxSteps))
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit for a run, e.g. 90s, 30m (default: none)")
@@ -174,10 +177,14 @@ func (a *App) load(f *commonFlags) (*config.Config, string, error) {
 		Workspace: ws,
 		File:      f.configFile,
 		Flags:     f.settings(),
+		Profile:   f.profile,
 		Getenv:    a.Getenv,
 	})
 	if errors.Is(err, config.ErrInvalidFlag) {
 		return nil, "", &usageError{msg: err.Error()}
+	}
+	if err == nil {
+		err = refuseProjectProfileWidening(cfg, ws, homeDir(a.Getenv))
 	}
 	if err != nil {
 		return nil, "", err
@@ -186,6 +193,11 @@ func (a *App) load(f *commonFlags) (*config.Config, string, error) {
 		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
 	}
 	return cfg, ws, nil
+}
+
+// registerProfile defines --profile.
+func registerProfile(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "profile", "", "apply the [profiles.NAME] tables of the config files (default $"+config.ProfileEnv+"); see 'rein config show'")
 }
 
 // workspace returns the absolute workspace directory, checking it exists.

@@ -46,6 +46,7 @@ func (f *mcpFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory, whose .mcp.json and .rein/config.toml are read (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	registerProfile(fs, &f.common.profile)
 	fs.StringVar(&f.format, "output-format", formatText, "output format: text or json")
 	fs.StringVar(&f.stateDir, "state-dir", "", "directory for rein's state, where trusted workspace servers are recorded (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
 	// The model and limit flags do not apply here; an empty flag set makes

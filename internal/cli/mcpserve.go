@@ -33,6 +33,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	fs.StringSliceVar(&f.tools, "tools", nil, "serve only these tools (comma-separated names; default: all built-in tools)")
 	fs.StringVarP(&f.common.workspace, "workspace", "C", "", "workspace directory the tools are confined to (default: the enclosing git repository's root, else the current directory)")
 	fs.StringVar(&f.common.configFile, "config", "", "config file to use instead of ~/.config/rein/config.toml")
+	registerProfile(fs, &f.common.profile)
 	fs.StringVar(&f.common.preset, "preset", "", "policy preset: read-only, editor or full (default editor, or [policy] preset)")
 	fs.StringVar(&f.common.approve, "approve", approveNever, "calls the policy asks about: never (deny them; a client that supports elicitation is asked instead) or auto (allow them); ask behaves as never, since a server has no terminal to ask on")
 	fs.StringVar(&f.common.stateDir, "state-dir", "", "directory for rein's state: approved rules (default $XDG_STATE_HOME/rein or ~/.local/state/rein)")
