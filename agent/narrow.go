@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -126,4 +127,54 @@ func (n *narrowing) inherited() RunOptions {
 		slices.Sort(opts.AllowedTools)
 	}
 	return opts
+}
+
+// narrowedBy adds a definition's Narrow to the narrowing a sub-agent
+// inherits: both decide, the stricter wins.
+func narrowedBy(opts RunOptions, def SubagentDef) RunOptions {
+	if def.Narrow == nil {
+		return opts
+	}
+	restriction := def.Restriction
+	if restriction == "" {
+		restriction = "agent " + def.Name + "'s settings"
+	}
+	if opts.Narrow == nil {
+		opts.Narrow = labelled{def.Narrow, restriction}
+	} else {
+		opts.Narrow = stricterOf{opts.Narrow, labelled{def.Narrow, restriction}}
+	}
+	if opts.Restriction == "" {
+		opts.Restriction = restriction
+	}
+	return opts
+}
+
+// labelled gives a decider's unexplained decisions its restriction's name.
+type labelled struct {
+	d    policy.Decider
+	name string
+}
+
+func (l labelled) Decide(ctx context.Context, c policy.Call) policy.Decision {
+	d := l.d.Decide(ctx, c)
+	if d.Action != policy.Allow && d.Reason == "" {
+		d.Reason = "not allowed by " + l.name
+	}
+	return d
+}
+
+// stricterOf decides with both deciders; the stricter decision wins, a
+// tie keeps the first's.
+type stricterOf struct{ a, b policy.Decider }
+
+func (s stricterOf) Decide(ctx context.Context, c policy.Call) policy.Decision {
+	da := s.a.Decide(ctx, c)
+	if da.Action == policy.Deny && da.Hard {
+		return da
+	}
+	if db := s.b.Decide(ctx, c); db.Action > da.Action || db.Hard && !da.Hard && db.Action == da.Action {
+		return db
+	}
+	return da
 }

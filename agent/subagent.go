@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -60,6 +61,28 @@ type SubagentDef struct {
 	// MaxSteps caps the sub-agent's model calls; 0 means
 	// TaskConfig.MaxSteps.
 	MaxSteps int
+
+	// The fields below let an embedding program run the sub-agent under
+	// other settings (rein's named profiles), never wider than the
+	// parent.
+
+	// Narrow, when not nil, decides every call of the sub-agent beside
+	// the parent's policy and narrowing: the stricter decision wins, so
+	// it can only narrow. Restriction names it in denial reasons.
+	Narrow      policy.Decider
+	Restriction string
+	// Params, when not nil, replace the parent's sampling parameters.
+	Params *model.Request
+	// Provider, when not nil, is the sub-agent's provider in place of
+	// the parent's (and of TaskConfig.Provider).
+	Provider model.Provider
+	// ToolTimeout and MaxResultBytes lower the parent's limits; 0, or a
+	// value above the parent's, keeps the parent's.
+	ToolTimeout    time.Duration
+	MaxResultBytes int
+	// Notes are appended to the task call's result: what the embedding
+	// program narrowed, for instance.
+	Notes []string
 }
 
 // TaskConfig configures NewTaskTool.

@@ -50,11 +50,11 @@ func (t *taskTool) call(ctx context.Context, in taskArgs) (*tool.Result, error) 
 		path: joinPath(parent.link.path, TaskToolName+":"+callID+"/"+name)}
 	tree.started.Add(1)
 	conv := NewConversation(parent.c.id)
-	out, _ := child.runToEnd(withLink(ctx, link), conv, in.Prompt, parent.inherited())
+	out, _ := child.runToEnd(withLink(ctx, link), conv, in.Prompt, narrowedBy(parent.inherited(), def))
 	if out != nil {
 		parent.link.addChildUsage(out.Usage)
 	}
-	return taskResult(name, out, dropped), nil
+	return taskResult(name, out, dropped, def.Notes), nil
 }
 
 // names lists the definitions' names, the default first.
@@ -94,6 +94,15 @@ func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, err
 	if cfg.System == "" {
 		cfg.System = DefaultSubagentSystem
 	}
+	if def.Params != nil {
+		cfg.Params = *def.Params
+	}
+	if def.ToolTimeout > 0 && (cfg.ToolTimeout == 0 || def.ToolTimeout < cfg.ToolTimeout) {
+		cfg.ToolTimeout = def.ToolTimeout
+	}
+	if def.MaxResultBytes > 0 && (cfg.MaxResultBytes == 0 || def.MaxResultBytes < cfg.MaxResultBytes) {
+		cfg.MaxResultBytes = def.MaxResultBytes
+	}
 	if cfg.MaxSteps == 0 {
 		cfg.MaxSteps = t.cfg.MaxSteps
 	}
@@ -102,7 +111,7 @@ func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, err
 		// credentials) is the parent's unless the embedding program's
 		// Provider function builds one.
 		cfg.Model = def.Model
-		if t.cfg.Provider != nil {
+		if t.cfg.Provider != nil && def.Provider == nil {
 			p, err := t.cfg.Provider(def.Model)
 			if err != nil {
 				return nil, nil, fmt.Errorf("model %s: %w", def.Model, err)
@@ -110,7 +119,10 @@ func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, err
 			cfg.Provider = p
 		}
 	}
-	if pc.ContextWindow > 0 && cfg.Model == pc.Model {
+	if def.Provider != nil {
+		cfg.Provider = def.Provider
+	}
+	if pc.ContextWindow > 0 && cfg.Model == pc.Model && def.Provider == nil {
 		cfg.ContextWindow = pc.ContextWindow
 	}
 	if pc.TokenBudget > 0 {
@@ -133,10 +145,13 @@ func (t *taskTool) newChild(parent *run, def SubagentDef) (*Agent, []string, err
 }
 
 // taskResult turns the sub-agent's outcome into the task call's result.
-func taskResult(name string, out *Outcome, dropped []string) *tool.Result {
+func taskResult(name string, out *Outcome, dropped, notes []string) *tool.Result {
 	var note string
 	if len(dropped) > 0 {
 		note = fmt.Sprintf("\n\n(note: agent %s asked for tools this run does not have, which it did not get: %s)", name, strings.Join(dropped, ", "))
+	}
+	for _, n := range notes {
+		note += "\n\n(note: " + n + ")"
 	}
 	switch {
 	case out == nil:

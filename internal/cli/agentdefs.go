@@ -48,6 +48,10 @@ type agentFile struct {
 	Description string                 `yaml:"description"`
 	Tools       frontmatter.StringList `yaml:"tools"`
 	Model       string                 `yaml:"model"`
+	// Profile names a [profiles.NAME] of the configuration the agent
+	// runs under, never wider than the run that starts it
+	// (agentprofile.go).
+	Profile string `yaml:"profile"`
 }
 
 // agentDef is a loaded definition and where it came from.
@@ -55,6 +59,8 @@ type agentDef struct {
 	agent.SubagentDef
 	path  string
 	layer string // "user" or "project"
+	// profile is the front matter's profile, "" for none.
+	profile string
 }
 
 var agentFileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -236,7 +242,7 @@ func parseAgentFile(data []byte, path string, toolNames []string) (agentDef, err
 	case strings.TrimSpace(f.Description) == "":
 		return agentDef{}, errors.New(`field "description": missing (the model chooses agents by it)`)
 	}
-	def := agentDef{path: path, SubagentDef: agent.SubagentDef{
+	def := agentDef{path: path, profile: strings.TrimSpace(f.Profile), SubagentDef: agent.SubagentDef{
 		Name: f.Name, Description: strings.TrimSpace(f.Description), System: strings.TrimSpace(string(body)),
 		Model: agentModel(f.Model),
 	}}

@@ -54,6 +54,9 @@ type harness struct {
 	agents        []agentDef
 	agentWarnings []string
 	children      *childEvents
+	// profiles loads the named profiles custom agents run under
+	// (agentprofile.go); nil when none can be (mcp serve).
+	profiles *profileLoader
 	// steer runs the configured hooks (set by wireHooks); nil when none
 	// may run.
 	steer agent.Steering
@@ -114,11 +117,13 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
 	perms := newPermissionStore(state)
+	var granted []policy.Layer
 	if l, ok, err := perms.layer(o.workspace); err != nil {
 		return nil, fmt.Errorf("reading the permissions granted in chat: %w", err)
 	} else if ok {
-		layers = append(layers, l)
+		granted = append(granted, l)
 	}
+	layers = append(layers, granted...)
 	approved, err := openApproved(state)
 	if err != nil {
 		return nil, err
@@ -175,6 +180,23 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	h := &harness{ws: ws, engine: engine, modes: policy.NewSwitch(engine), skills: a.discoverSkills(o.workspace),
 		skillServers: a.skillServers(ws, real, o.flags.stateDirFlag()), network: network}
+	// A custom agent's profile gets an engine built as this one, from
+	// the profile's configuration.
+	h.profiles = &profileLoader{a: a, flags: o.flags, workspace: o.workspace, parent: cfg, preset: engine.Preset(),
+		engine: func(c *config.Config) (*policy.Engine, error) {
+			ls, err := policyLayers(c, o.flags.preset)
+			if err != nil {
+				return nil, err
+			}
+			net, _, err := loadNetworkRules(c)
+			if err != nil {
+				return nil, err
+			}
+			net.Allow = append(net.Allow, claude.network.Allow...)
+			net.Deny = append(net.Deny, claude.network.Deny...)
+			return policy.NewEngine(policy.EngineConfig{Workspace: real, Home: home, Layers: append(append(ls, granted...), claude.layers...),
+				Approved: trustedApprovals{approved, claude.trusted}, Protected: protected, Network: net})
+		}}
 	a.warnSkills(h.skills)
 	if h.mem, err = openMemory(cfg, state, real, o.flags.noMemory); err != nil {
 		if !errors.Is(err, errMemoryUnavailable) {

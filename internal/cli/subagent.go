@@ -19,6 +19,7 @@ func (h *harness) addTaskTool(cfg *config.Config, getenv func(string) string, se
 		return nil
 	}
 	h.agents, h.agentWarnings = loadAgentDefs(getenv, h.ws.Dir(), set.Names())
+	h.agents, h.agentWarnings = h.profiles.apply(h.agents, h.agentWarnings, set.Names())
 	task, err := agent.NewTaskTool(agent.TaskConfig{
 		Agents:       subagentDefs(h.agents),
 		MaxDepth:     cfg.Agent.MaxSubagentDepth,
