@@ -38,9 +38,9 @@ type commonFlags struct {
 	endpoint, apiKey, model, provider string
 	workspace, configFile, system     string
 	// profile is --profile: the [profiles.NAME] tables to apply.
-	profile string
-	maxSteps                          int
-	timeout                           time.Duration
+	profile  string
+	maxSteps int
+	timeout  time.Duration
 	// requestTimeout and reasoningEffort set [model] request_timeout and
 	// reasoning_effort.
 	requestTimeout  time.Duration
