@@ -10,13 +10,25 @@
 //  2. the user file, $XDG_CONFIG_HOME/rein/config.toml (default
 //     ~/.config/rein/config.toml), or the file named by --config, which
 //     replaces it;
-//  3. the project file, <workspace>/.rein/config.toml;
-//  4. the environment: REIN_PROVIDER, REIN_ENDPOINT (else LLAMA_SERVER_URL
+//  3. the selected profile of the user file (see Profiles);
+//  4. the project file, <workspace>/.rein/config.toml;
+//  5. the selected profile of the project file;
+//  6. the environment: REIN_PROVIDER, REIN_ENDPOINT (else LLAMA_SERVER_URL
 //     for the openai provider), REIN_MODEL (else ANTHROPIC_MODEL for the
 //     anthropic provider), and for the API key REIN_API_KEY, then the
 //     variable named by model.api_key_env, then OPENAI_API_KEY and
 //     LLAMA_API_KEY, or ANTHROPIC_API_KEY, according to the provider;
-//  5. command-line flags.
+//  7. command-line flags.
+//
+// # Profiles
+//
+// A [profiles.NAME] table holds any of the tables a file holds at its top
+// and is parsed with the same rules. LoadOptions.Profile (the --profile
+// flag), else REIN_PROFILE, selects one; a name no file defines is an
+// error naming the closest. A profile's values and tables follow its
+// file's own, with Source.Profile set and Source.Layer the file's, so a
+// project's profile is as untrusted as the project file; a limit it would
+// loosen is an error, not a warning.
 //
 // # The project layer is untrusted
 //
