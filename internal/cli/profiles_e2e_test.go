@@ -122,11 +122,15 @@ preset = "full"
 
 [profiles.more.agent]
 max_steps = 500
+
+[profiles.wr.sandbox]
+writable = ["/tmp"]
 `})
 	srv := modeltest.NewServer(t, sse(textBody("done")))
 	for _, tc := range []struct{ profile, want string }{
 		{"wide", `the project's profile "wide" may only tighten, and would loosen: ` + filepath.Join(e.workspace, ".rein", "config.toml") + `: preset "full" ignored`},
 		{"more", `config.toml:8: profiles.more.agent.max_steps = 500 would loosen a limit (in force: 50 from default)`},
+		{"wr", `the project's profile "wr" may only tighten, and would loosen: ` + filepath.Join(e.workspace, ".rein", "config.toml") + `: sandbox.writable ignored`},
 	} {
 		p := e.start(t, "run", "-e", srv.URL, "--profile", tc.profile, "hi")
 		p.stdin.Close()
@@ -303,5 +307,37 @@ You review.
 	}
 	if strings.Contains(string(srv.Requests()[0].Body), "reviewer") {
 		t.Error("the skipped agent is still offered to the model")
+	}
+}
+
+// TestBinarySubagentWiderProfileNarrowed: an agent whose profile is
+// wider than the run (preset full under the editor preset) does not get
+// the wider policy: its command still needs an approval, which nobody
+// gives headless, and the result and stderr say the profile was wider.
+func TestBinarySubagentWiderProfileNarrowed(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n\n[profiles.loose.policy]\npreset = \"full\"\n")
+	writeFiles(t, e.workspace, map[string]string{".rein/agents/runner.md": "---\nname: runner\ndescription: Runs commands\ntools: run_command\nprofile: loose\n---\n"})
+	task := `{"description":"run","prompt":"touch made","agent":"runner"}`
+	srv := modeltest.NewServer(t,
+		sse(toolBody("call_task", "task", task)),
+		sse(toolBody("child_cmd", "run_command", mustJSONString(t, map[string]string{"command": "touch made"}))),
+		sse(textBody("It was not allowed.")),
+		sse(textBody("Done.")))
+	p := e.start(t, "run", "--approve", "never", "-e", srv.URL, "delegate")
+	p.stdin.Close()
+	if code := p.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, p.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "made")); err == nil {
+		t.Error("the sub-agent's command ran: its full profile widened the editor run")
+	}
+	const note = "profile loose's preset full is wider than this run's editor"
+	reqs := srv.Requests()
+	if len(reqs) != 4 || !strings.Contains(string(reqs[3].Body), note) {
+		t.Errorf("%d requests; the task result lacks %q", len(reqs), note)
+	}
+	if !strings.Contains(p.stderr.String(), "agent runner: "+note) {
+		t.Errorf("stderr lacks the warning:\n%s", p.stderr)
 	}
 }
