@@ -186,6 +186,9 @@ func (s *chatSession) costCommand() {
 func (s *chatSession) statusCommand() {
 	w := s.app.Stderr
 	fmt.Fprintf(w, "model %s at %s, preset %s\n", s.currentModel(), s.ex.endpoint, s.modeName())
+	if name, by := s.cfg.Profile(); name != "" {
+		fmt.Fprintf(w, "profile %s (selected by %s; 'rein config show --profile %s' lists its values)\n", name, sourceText(by), name)
+	}
 	fmt.Fprintf(w, "session %s in %s, %s\n", s.conv.ID(), s.ws.Dir(), plural(s.turns, "turn"))
 	fmt.Fprintln(w, s.contextLine())
 	if m := s.mcpSummary(); m != "" {

@@ -341,3 +341,16 @@ func TestBinarySubagentWiderProfileNarrowed(t *testing.T) {
 		t.Errorf("stderr lacks the warning:\n%s", p.stderr)
 	}
 }
+
+// TestChatStatusNamesProfile: chat's /status says which profile is in
+// force and what selected it.
+func TestChatStatusNamesProfile(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(t, profilesConfig)
+	srv := modeltest.NewServer(t)
+	e.vars["REIN_PROFILE"] = "ci"
+	res := e.invoke("/status\n").run(t, "chat", "-e", srv.URL)
+	if want := "profile ci (selected by REIN_PROFILE;"; res.code != 0 || !strings.Contains(res.stderr, want) {
+		t.Errorf("/status: exit %d, lacks %q:\n%s", res.code, want, res.stderr)
+	}
+}
