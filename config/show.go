@@ -38,7 +38,6 @@ func (c *Config) Values() []Value {
 		val := "(unset)"
 		switch {
 		case spec.key == "model.api_key":
-			val = "(unset)"
 			if c.Model.APIKey != "" {
 				val = redacted
 			}
