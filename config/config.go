@@ -38,7 +38,7 @@ const (
 	DefaultCommandOutputBytes    = 32 << 10
 )
 
-// Default bounds of a model request. They mirror internal/httpx's and
+// Default bounds of a model request. They mirror model/transport's and
 // model's own defaults (a test keeps them equal) so that the merged
 // configuration states every bound explicitly. They fit a local llama.cpp,
 // which may process a long prompt for minutes before its first byte, as

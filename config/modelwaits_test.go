@@ -8,22 +8,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // TestModelBoundDefaultsMatchTheLibrary: the defaults config states are the
-// ones httpx and the providers apply, so what `rein` shows is what holds.
+// ones transport and the providers apply, so what `rein` shows is what holds.
 func TestModelBoundDefaultsMatchTheLibrary(t *testing.T) {
 	pairs := []struct {
 		name      string
 		cfg, impl any
 	}{
-		{"connect", config.DefaultConnectTimeout, httpx.DefaultConnectTimeout},
-		{"header", config.DefaultHeaderTimeout, httpx.DefaultHeaderTimeout},
-		{"idle", config.DefaultIdleTimeout, httpx.DefaultIdleTimeout},
-		{"request", config.DefaultRequestTimeout, httpx.DefaultRequestTimeout},
-		{"retry budget", config.DefaultRetryBudget, httpx.DefaultRetryBudget},
+		{"connect", config.DefaultConnectTimeout, transport.DefaultConnectTimeout},
+		{"header", config.DefaultHeaderTimeout, transport.DefaultHeaderTimeout},
+		{"idle", config.DefaultIdleTimeout, transport.DefaultIdleTimeout},
+		{"request", config.DefaultRequestTimeout, transport.DefaultRequestTimeout},
+		{"retry budget", config.DefaultRetryBudget, transport.DefaultRetryBudget},
 		{"max response bytes", config.DefaultMaxResponseBytes, model.DefaultMaxResponseBytes},
 	}
 	for _, p := range pairs {

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reinharness/rein/internal/httpx"
+	"github.com/reinharness/rein/internal/secret"
 )
 
 // Reconnection backoff after a failed connection attempt.
@@ -336,7 +336,7 @@ func (s *server) explain(ctx context.Context, err error, conn *stdioConn) error 
 			}
 		}
 	}
-	msg := httpx.Redact(s.scrub.scrub(strings.Join(parts, "; ")))
+	msg := secret.Redact(s.scrub.scrub(strings.Join(parts, "; ")))
 	return &serverError{server: s.cfg.Name, msg: msg, err: err}
 }
 
@@ -359,7 +359,7 @@ func processFacts(c *stdioConn) []string {
 
 // redact renders err for a log line, without secrets.
 func (s *server) redact(err error) string {
-	return httpx.Redact(s.scrub.scrub(oneLine(err.Error())))
+	return secret.Redact(s.scrub.scrub(oneLine(err.Error())))
 }
 
 // closedByPeer reports an error that only says the connection went away.

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reinharness/rein/internal/httpx"
+	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -252,7 +252,7 @@ func (s *server) callError(ctx context.Context, sess *session, what string, err 
 	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) && we.Code != codeRejected {
-		return fmt.Errorf("mcp server %q: %s: the server answered with error %d: %s", s.cfg.Name, what, we.Code, httpx.Redact(s.scrub.scrub(clip(oneLine(printable(we.Message)), 2000))))
+		return fmt.Errorf("mcp server %q: %s: the server answered with error %d: %s", s.cfg.Name, what, we.Code, secret.Redact(s.scrub.scrub(clip(oneLine(printable(we.Message)), 2000))))
 	}
 	wait := 20 * time.Millisecond
 	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {
@@ -282,5 +282,5 @@ func (s *server) callError(ctx context.Context, sess *session, what string, err 
 			err = fmt.Errorf("%w; %s", err, p)
 		}
 	}
-	return fmt.Errorf("mcp server %q: %s: %s", s.cfg.Name, what, httpx.Redact(s.scrub.scrub(clip(oneLine(err.Error()), 2000))))
+	return fmt.Errorf("mcp server %q: %s: %s", s.cfg.Name, what, secret.Redact(s.scrub.scrub(clip(oneLine(err.Error()), 2000))))
 }

@@ -79,7 +79,7 @@ type TimeoutError struct {
 	// Attempts is how many requests were sent (header timeouts may be
 	// retried within the retry budget); 0 when unknown.
 	Attempts int
-	// Err is the sentinel of the kind of wait (httpx.ErrHeaderTimeout,
+	// Err is the sentinel of the kind of wait (transport.ErrHeaderTimeout,
 	// ErrIdleTimeout, ErrRequestTimeout), for errors.Is.
 	Err error
 }

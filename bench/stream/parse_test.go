@@ -15,10 +15,10 @@ import (
 	openaisdk "github.com/openai/openai-go/v3"
 	openaiopt "github.com/openai/openai-go/v3/option"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // parsed is what a parse produced, in neutral form: the answer's text,
@@ -51,7 +51,7 @@ type parser struct {
 
 func reinOpenAI(tb testing.TB, rt *replay) func(testing.TB) parsed {
 	p, err := openai.New(openai.Config{BaseURL: "http://127.0.0.1:9", Model: "m", ContextWindow: 1 << 20,
-		HTTP: httpx.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: httpx.NewBreaker(1000, time.Second)}})
+		HTTP: transport.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: transport.NewBreaker(1000, time.Second)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func reinOpenAI(tb testing.TB, rt *replay) func(testing.TB) parsed {
 
 func reinOpenAICollect(tb testing.TB, rt *replay) func(testing.TB) parsed {
 	p, err := openai.New(openai.Config{BaseURL: "http://127.0.0.1:9", Model: "m", ContextWindow: 1 << 20,
-		HTTP: httpx.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: httpx.NewBreaker(1000, time.Second)}})
+		HTTP: transport.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: transport.NewBreaker(1000, time.Second)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func reinOpenAICollect(tb testing.TB, rt *replay) func(testing.TB) parsed {
 
 func reinAnthropicCollect(tb testing.TB, rt *replay) func(testing.TB) parsed {
 	p, err := anthropic.New(anthropic.Config{BaseURL: "http://127.0.0.1:9", APIKey: "k", Model: "claude-sonnet-4",
-		HTTP: httpx.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: httpx.NewBreaker(1000, time.Second)}})
+		HTTP: transport.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: transport.NewBreaker(1000, time.Second)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func reinAnthropicCollect(tb testing.TB, rt *replay) func(testing.TB) parsed {
 
 func reinAnthropic(tb testing.TB, rt *replay) func(testing.TB) parsed {
 	p, err := anthropic.New(anthropic.Config{BaseURL: "http://127.0.0.1:9", APIKey: "k", Model: "claude-sonnet-4",
-		HTTP: httpx.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: httpx.NewBreaker(1000, time.Second)}})
+		HTTP: transport.Config{HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, Breaker: transport.NewBreaker(1000, time.Second)}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // explainer turns errors and outcomes into the one line rein prints: the
@@ -29,7 +29,7 @@ type explainer struct {
 }
 
 func newExplainer(m config.ModelConfig) *explainer {
-	e := &explainer{provider: m.Provider, endpoint: httpx.CleanEndpoint(m.Endpoint)}
+	e := &explainer{provider: m.Provider, endpoint: transport.CleanEndpoint(m.Endpoint)}
 	// Very short keys are not scrubbed: replacing every occurrence of
 	// "ab" would mangle all output, and such a key protects nothing.
 	if k := m.APIKey.Reveal(); len(k) >= 6 {
@@ -62,7 +62,7 @@ func (e *explainer) scrubKnown(s string) string {
 // errorLine explains a run's error in one line (without the "rein: "
 // prefix).
 func (e *explainer) errorLine(err error) string {
-	return termsafe.Line(e.scrub(httpx.Redact(oneLine(e.explain(err)))))
+	return termsafe.Line(e.scrub(transport.Redact(oneLine(e.explain(err)))))
 }
 
 func (e *explainer) explain(err error) string {
@@ -81,7 +81,7 @@ func (e *explainer) explain(err error) string {
 	case errors.As(err, &connErr):
 		return e.explainConnect(connErr)
 	case errors.Is(err, model.ErrIncompleteStream), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, httpx.ErrIdleTimeout):
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, transport.ErrIdleTimeout):
 		return fmt.Sprintf("the model server closed the stream early (%s); partial output was discarded", streamCause(err))
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
@@ -154,9 +154,9 @@ func connectCause(err error) string {
 		return "connection refused"
 	case errors.As(err, &dnsErr):
 		return "no such host " + dnsErr.Name
-	case errors.Is(err, httpx.ErrConnectTimeout):
+	case errors.Is(err, transport.ErrConnectTimeout):
 		return connectTimeoutCause(err)
-	case errors.Is(err, httpx.ErrHeaderTimeout):
+	case errors.Is(err, transport.ErrHeaderTimeout):
 		return "no response in time"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset"
@@ -173,7 +173,7 @@ func connectCause(err error) string {
 // streamCause names why a stream ended early.
 func streamCause(err error) string {
 	switch {
-	case errors.Is(err, httpx.ErrIdleTimeout):
+	case errors.Is(err, transport.ErrIdleTimeout):
 		return "no data for too long"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset"

@@ -15,8 +15,8 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 func TestExplainErrors(t *testing.T) {
@@ -34,7 +34,7 @@ func TestExplainErrors(t *testing.T) {
 			"cannot reach the model server at http://127.0.0.1:8080 (connection refused): start llama-server or pass --endpoint"},
 		{"dns remote", remote, wrap(&model.ConnectError{Err: &net.DNSError{Name: "api.example.com", Err: "no such host", IsNotFound: true}}),
 			"cannot reach the model server at https://api.example.com/v1 (no such host api.example.com): check the address and your network, or pass --endpoint"},
-		{"header timeout", local, wrap(&model.ConnectError{Err: httpx.ErrHeaderTimeout}),
+		{"header timeout", local, wrap(&model.ConnectError{Err: transport.ErrHeaderTimeout}),
 			"cannot reach the model server at http://127.0.0.1:8080 (no response in time): start llama-server or pass --endpoint"},
 		{"401", local, wrap(&model.APIError{Provider: "openai", StatusCode: 401, Code: "invalid_api_key", Message: "bad key sk-abcdef123456"}),
 			"the model server at http://127.0.0.1:8080 rejected the API key (401 invalid_api_key): pass --api-key or set REIN_API_KEY"},
@@ -48,17 +48,17 @@ func TestExplainErrors(t *testing.T) {
 			"the model server at https://api.example.com/v1 failed (529 overloaded_error: Overloaded) after 4 attempts; try again later or pass --endpoint"},
 		{"503 not retried", local, wrap(&model.APIError{StatusCode: 503, Message: "busy", Attempts: 1, RetryAfter: 2 * time.Minute}),
 			"the model server at http://127.0.0.1:8080 failed (503 service unavailable: busy) and asked rein to retry in 2m0s, longer than rein waits (at most 1m0s, and within model.retry_budget), so it did not retry; try again later or pass --endpoint"},
-		{"connect timeout", local, wrap(&model.ConnectError{Endpoint: "http://127.0.0.1:8080", Err: &httpx.ConnectTimeoutError{Limit: 30 * time.Second, Err: os.ErrDeadlineExceeded}}),
+		{"connect timeout", local, wrap(&model.ConnectError{Endpoint: "http://127.0.0.1:8080", Err: &transport.ConnectTimeoutError{Limit: 30 * time.Second, Err: os.ErrDeadlineExceeded}}),
 			"cannot reach the model server at http://127.0.0.1:8080 (no connection within 30s, model.connect_timeout): start llama-server or pass --endpoint"},
 		{"500 not retried", local, wrap(&model.APIError{StatusCode: 500, Message: "boom", Attempts: 1}),
 			"the model server at http://127.0.0.1:8080 failed (500 internal server error: boom); try again later or pass --endpoint"},
-		{"header timeout, reachable", local, wrap(&model.TimeoutError{Setting: "model.header_timeout", Err: httpx.ErrHeaderTimeout, Attempts: 2,
+		{"header timeout, reachable", local, wrap(&model.TimeoutError{Setting: "model.header_timeout", Err: transport.ErrHeaderTimeout, Attempts: 2,
 			Message: "the model server at http://127.0.0.1:8080 accepted the connection but sent no response headers in 10m0s (model.header_timeout)"}),
 			"the model server at http://127.0.0.1:8080 accepted the connection but sent no response headers in 10m0s (model.header_timeout), 2 attempts; if it is just slow (a long prompt on a local model), raise [model] header_timeout"},
-		{"idle timeout", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.idle_timeout", Err: httpx.ErrIdleTimeout,
+		{"idle timeout", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.idle_timeout", Err: transport.ErrIdleTimeout,
 			Message: "the model server at http://127.0.0.1:8080 sent no data for 5m0s in the middle of its answer (model.idle_timeout)"})),
 			"the model server at http://127.0.0.1:8080 sent no data for 5m0s in the middle of its answer (model.idle_timeout); partial output was discarded; raise [model] idle_timeout if the server pauses that long"},
-		{"request deadline", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.request_timeout", Err: httpx.ErrRequestTimeout,
+		{"request deadline", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &model.TimeoutError{Setting: "model.request_timeout", Err: transport.ErrRequestTimeout,
 			Message: "the model server at http://127.0.0.1:8080 did not finish answering within 30m0s (model.request_timeout)"})),
 			"the model server at http://127.0.0.1:8080 did not finish answering within 30m0s (model.request_timeout); partial output was discarded; raise --request-timeout ([model] request_timeout) or narrow the task"},
 		{"too large", local, wrap(fmt.Errorf("openai: %w (4 MiB): rein stopped", model.ErrResponseTooLarge)),
@@ -71,7 +71,7 @@ func TestExplainErrors(t *testing.T) {
 			`the model server closed the stream early (the server closed the stream without [DONE] (finish_reason "")); partial output was discarded`},
 		{"reset", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, &net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)})),
 			"the model server closed the stream early (connection reset); partial output was discarded"},
-		{"idle", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, httpx.ErrIdleTimeout)),
+		{"idle", local, wrap(fmt.Errorf("%w: %w", model.ErrIncompleteStream, transport.ErrIdleTimeout)),
 			"the model server closed the stream early (no data for too long); partial output was discarded"},
 		{"unexpected eof", local, wrap(io.ErrUnexpectedEOF),
 			"the model server closed the stream early (connection lost mid-event); partial output was discarded"},

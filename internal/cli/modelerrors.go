@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // explainTimeout explains a wait on a reachable model server that ran
@@ -34,7 +34,7 @@ func explainTooLarge(err error) string {
 
 // retryNote says how an API error was (or was not) retried, for the
 // statuses rein retries: "after 4 attempts", or that the server asked for
-// a longer wait than rein allows (httpx's MaxRetryAfter, which the CLI
+// a longer wait than rein allows (transport's MaxRetryAfter, which the CLI
 // leaves at its default, or what is left of the retry budget). "" when
 // it says nothing.
 func retryNote(ae *model.APIError) string {
@@ -43,7 +43,7 @@ func retryNote(ae *model.APIError) string {
 		return fmt.Sprintf(" after %d attempts", ae.Attempts)
 	case ae.RetryAfter > 0:
 		return fmt.Sprintf(" and asked rein to retry in %s, longer than rein waits (at most %s, and within model.retry_budget), so it did not retry",
-			ae.RetryAfter.Round(time.Millisecond), httpx.DefaultMaxRetryAfter)
+			ae.RetryAfter.Round(time.Millisecond), transport.DefaultMaxRetryAfter)
 	}
 	return ""
 }
@@ -51,7 +51,7 @@ func retryNote(ae *model.APIError) string {
 // connectTimeoutCause names a connect that ran past its bound, with the
 // setting: "no connection within 30s, model.connect_timeout".
 func connectTimeoutCause(err error) string {
-	if ct, ok := errors.AsType[*httpx.ConnectTimeoutError](err); ok {
+	if ct, ok := errors.AsType[*transport.ConnectTimeoutError](err); ok {
 		return fmt.Sprintf("no connection within %s, model.connect_timeout", ct.Limit)
 	}
 	return "no connection in time, model.connect_timeout"

@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // retriesTo returns ctx whose model requests say on w, one line each,
@@ -18,7 +18,7 @@ import (
 // safe for concurrent writes (sub-agents' requests retry on their own
 // goroutines); os.Stderr is.
 func retriesTo(ctx context.Context, w io.Writer) context.Context {
-	return httpx.WithRetryObserver(ctx, func(r httpx.Retry) {
+	return transport.WithRetryObserver(ctx, func(r transport.Retry) {
 		if worthSaying(r) {
 			fmt.Fprintf(w, "rein: %s\n", r)
 		}
@@ -29,7 +29,7 @@ func retriesTo(ctx context.Context, w io.Writer) context.Context {
 // answered with an error (429, 5xx) or took too long. A refused
 // connection is retried for a few seconds at most, and its one error,
 // which says what to start, is clearer alone.
-func worthSaying(r httpx.Retry) bool {
+func worthSaying(r transport.Retry) bool {
 	_, refused := errors.AsType[*model.ConnectError](r.Err)
 	return !refused
 }
@@ -37,7 +37,7 @@ func worthSaying(r httpx.Retry) bool {
 // retriesToUI returns ctx whose model requests show their retries on the
 // chat UI's working line, counting down to the next attempt.
 func retriesToUI(ctx context.Context, f *tuiFront) context.Context {
-	return httpx.WithRetryObserver(ctx, func(r httpx.Retry) {
+	return transport.WithRetryObserver(ctx, func(r transport.Retry) {
 		if !worthSaying(r) {
 			return
 		}

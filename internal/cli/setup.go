@@ -8,10 +8,10 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // newProvider builds the model provider the configuration selects, with
@@ -45,17 +45,17 @@ func newProvider(m config.ModelConfig) (model.Provider, error) {
 	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
 }
 
-// httpConfig maps the [model] bounds onto httpx, whose zero values mean
+// httpConfig maps the [model] bounds onto transport, whose zero values mean
 // "default": config's request_timeout 0 (none) and retry_budget 0 (no
-// retries) become httpx's negative values.
-func httpConfig(m config.ModelConfig) httpx.Config {
+// retries) become transport's negative values.
+func httpConfig(m config.ModelConfig) transport.Config {
 	noneIfZero := func(d time.Duration) time.Duration {
 		if d == 0 {
 			return -1
 		}
 		return d
 	}
-	return httpx.Config{
+	return transport.Config{
 		ConnectTimeout: m.ConnectTimeout,
 		HeaderTimeout:  m.HeaderTimeout,
 		IdleTimeout:    m.IdleTimeout,

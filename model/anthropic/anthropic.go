@@ -8,7 +8,7 @@
 // the same model.Event sequence: text and reasoning deltas, one
 // EventToolCall per tool_use block with its input parsed once, cumulative
 // EventUsage, and EventStop last. Retries, backoff, the circuit breaker and
-// timeouts are internal/httpx's; a stream is never retried once it has
+// timeouts are model/transport's; a stream is never retried once it has
 // delivered bytes.
 package anthropic
 
@@ -23,8 +23,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -71,7 +71,7 @@ type Config struct {
 	MaxResponseBytes int
 	// HTTP configures retries, backoff and timeouts. Provider and
 	// ParseError are filled in when empty.
-	HTTP httpx.Config
+	HTTP transport.Config
 }
 
 // Provider talks to one Messages API endpoint. It is safe for concurrent
@@ -81,7 +81,7 @@ type Provider struct {
 	url      string      // full URL of /v1/messages
 	endpoint string      // base URL without credentials: breaker key and error text
 	header   http.Header // static headers of every request
-	client   *httpx.Client
+	client   *transport.Client
 }
 
 // ownedHeaders are set from Config fields; Config.Headers may not set them,
@@ -155,7 +155,7 @@ func New(cfg Config) (*Provider, error) {
 		url:      msgs.String(),
 		endpoint: endpoint.String(),
 		header:   h,
-		client:   httpx.New(cfg.HTTP),
+		client:   transport.New(cfg.HTTP),
 	}, nil
 }
 

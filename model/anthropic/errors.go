@@ -5,14 +5,14 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
-// parseError is httpx.Config.ParseError for the Messages API: it reads the
+// parseError is transport.Config.ParseError for the Messages API: it reads the
 // API's error body, {"type":"error","error":{"type","message"}}, and the
 // request-id header Anthropic support asks for. For bodies of other shapes
-// (a proxy's HTML page, an empty body) it leaves Message empty and httpx
+// (a proxy's HTML page, an empty body) it leaves Message empty and transport
 // fills in the status text and the start of the body.
 func parseError(resp *http.Response, body []byte) *model.APIError {
 	e := &model.APIError{
@@ -31,7 +31,7 @@ func parseError(resp *http.Response, body []byte) *model.APIError {
 }
 
 // redact removes secrets from server text before it enters an error.
-func redact(s string) string { return httpx.Redact(s) }
+func redact(s string) string { return transport.Redact(s) }
 
 // quote returns the start of a body for an error message: at most 120
 // bytes cut at a character boundary, secrets removed. Enough to recognise

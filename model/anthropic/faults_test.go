@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/modeltest"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // recorded returns interaction i of a cassette.
@@ -257,8 +257,8 @@ func TestIdleTimeout(t *testing.T) {
 	p := newProvider(t, srv.URL, func(c *anthropic.Config) { c.HTTP.IdleTimeout = 100 * time.Millisecond })
 	start := time.Now()
 	resp, err := collect(t, p, hello)
-	if !errors.Is(err, httpx.ErrIdleTimeout) || !errors.Is(err, model.ErrIncompleteStream) {
-		t.Fatalf("error %v, want one wrapping httpx.ErrIdleTimeout and model.ErrIncompleteStream", err)
+	if !errors.Is(err, transport.ErrIdleTimeout) || !errors.Is(err, model.ErrIncompleteStream) {
+		t.Fatalf("error %v, want one wrapping transport.ErrIdleTimeout and model.ErrIncompleteStream", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("idle timeout took %v", d)

@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/anthropic"
 	"github.com/reinharness/rein/model/modeltest"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // The recordings are shared with the other provider tests; see
@@ -288,8 +288,8 @@ func newProvider(t *testing.T, url string, edit ...func(*anthropic.Config)) *ant
 		BaseURL: url,
 		APIKey:  testKey,
 		Model:   sonnet,
-		HTTP: httpx.Config{
-			Breaker: httpx.NewBreaker(100, time.Minute),
+		HTTP: transport.Config{
+			Breaker: transport.NewBreaker(100, time.Minute),
 			Sleep:   func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 		},
 	}

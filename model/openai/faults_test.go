@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/modeltest"
 	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // toolStream is a recorded llama.cpp stream: reasoning, then a tool call
@@ -243,7 +243,7 @@ func TestIdleStall(t *testing.T) {
 		p := newProvider(t, srv.URL, func(c *openai.Config) { c.HTTP.IdleTimeout = 100 * time.Millisecond })
 		start := time.Now()
 		_, err := model.Collect(p.Stream(t.Context(), hello()))
-		if !errors.Is(err, httpx.ErrIdleTimeout) || !errors.Is(err, model.ErrIncompleteStream) {
+		if !errors.Is(err, transport.ErrIdleTimeout) || !errors.Is(err, model.ErrIncompleteStream) {
 			t.Fatalf("error = %v, want an idle timeout on an incomplete stream", err)
 		}
 		if el := time.Since(start); el > 5*time.Second {

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/modeltest"
 	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // fixtures is where the recorded cassettes live (see its README).
@@ -26,13 +26,13 @@ func loadCassette(t testing.TB, rel string) *modeltest.Cassette {
 
 // fastHTTP is a retry policy for tests: real retries, tiny delays, and a
 // breaker of the test's own so tests cannot trip each other's.
-func fastHTTP() httpx.Config {
-	return httpx.Config{
+func fastHTTP() transport.Config {
+	return transport.Config{
 		MaxRetries:    3,
 		BaseDelay:     time.Millisecond,
 		MaxDelay:      5 * time.Millisecond,
 		MaxRetryAfter: 5 * time.Second,
-		Breaker:       httpx.NewBreaker(100, time.Minute),
+		Breaker:       transport.NewBreaker(100, time.Minute),
 	}
 }
 

@@ -2,7 +2,7 @@
 // servers: llama.cpp's llama-server first, then vLLM, OpenAI and the many
 // services that speak the same wire format.
 //
-// The client is rein's own thin code over net/http (through internal/httpx,
+// The client is rein's own thin code over net/http (through model/transport,
 // which owns retries, timeouts and the circuit breaker). Streams are parsed
 // chunk by chunk into model events; tool-call fragments are assembled here
 // and only complete calls with parsed arguments leave the package.
@@ -21,9 +21,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 const providerName = "openai"
@@ -74,7 +74,7 @@ type Config struct {
 	MaxResponseBytes int
 	// HTTP configures retries and timeouts. Provider and ParseError are
 	// filled in by New.
-	HTTP httpx.Config
+	HTTP transport.Config
 }
 
 // Provider talks to one OpenAI-compatible server. It is safe for concurrent
@@ -86,7 +86,7 @@ type Provider struct {
 	modelsURL   string // {base}/models
 	propsURL    string // {root}/props (llama.cpp)
 	headers     http.Header
-	client      *httpx.Client
+	client      *transport.Client
 	fixedWindow int
 	maxBytes    int
 
@@ -136,7 +136,7 @@ func New(cfg Config) (*Provider, error) {
 		modelsURL:   base + "/models",
 		propsURL:    root + "/props",
 		headers:     h,
-		client:      httpx.New(hc),
+		client:      transport.New(hc),
 		fixedWindow: cfg.ContextWindow,
 		maxBytes:    cfg.MaxResponseBytes,
 	}, nil

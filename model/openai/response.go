@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/reinharness/rein/internal/httpx"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/transport"
 )
 
 // parseCompletion yields the events of a non-streamed response, in the same
@@ -97,5 +97,5 @@ func requestID(h http.Header) string {
 // redactMessage removes secrets a server may echo back (OpenAI quotes part
 // of a rejected API key, for instance).
 func redactMessage(s string) string {
-	return httpx.Redact(s)
+	return transport.Redact(s)
 }

@@ -1,4 +1,4 @@
-package httpx
+package transport
 
 import (
 	"context"
@@ -412,10 +412,10 @@ func TestDoUsesDefaultBreakersPerEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	DefaultBreakers.mu.Lock()
-	_, clean := DefaultBreakers.m[srv.URL+"/v1"]
-	_, raw := DefaultBreakers.m[endpoint]
-	DefaultBreakers.mu.Unlock()
+	defaultBreakers.mu.Lock()
+	_, clean := defaultBreakers.m[srv.URL+"/v1"]
+	_, raw := defaultBreakers.m[endpoint]
+	defaultBreakers.mu.Unlock()
 	if !clean || raw {
 		t.Errorf("DefaultBreakers keyed by clean endpoint: %v, by raw endpoint: %v; want true, false", clean, raw)
 	}

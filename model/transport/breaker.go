@@ -1,4 +1,4 @@
-package httpx
+package transport
 
 import (
 	"fmt"
@@ -172,6 +172,11 @@ func (b *Breakers) For(endpoint string) *Breaker {
 	return br
 }
 
-// DefaultBreakers holds the breakers of every Client configured without its
+// defaultBreakers holds the breakers of every Client configured without its
 // own, so that all users of one endpoint in a process share its health.
-var DefaultBreakers = &Breakers{}
+var defaultBreakers = &Breakers{}
+
+// DefaultBreakers returns the breakers shared by every Client configured
+// without its own. It is a function, not a variable, so no importer can
+// swap the process-wide registry.
+func DefaultBreakers() *Breakers { return defaultBreakers }

@@ -1,4 +1,4 @@
-// Package httpx is the HTTP layer shared by the model providers: one place
+// Package transport is the HTTP layer shared by the model providers: one place
 // that owns retries, backoff, Retry-After handling, the per-endpoint circuit
 // breaker, the bounds on every wait (connect, response headers, stream
 // silence, the whole request, the retry budget), and the shape of
@@ -8,13 +8,18 @@
 // A Client retries only before any response body reaches its caller; once
 // Do has returned a 2xx response, the stream belongs to the caller and a
 // failure while reading it is reported, never replayed.
-package httpx
+//
+// It is public so that a library user configures a provider's transport
+// as the rein CLI does (openai.Config.HTTP, anthropic.Config.HTTP: retries,
+// every timeout, a breaker of their own) and tells its failures apart with
+// errors.Is (ErrIdleTimeout, ErrHeaderTimeout, ErrConnectTimeout,
+// ErrRequestTimeout) and errors.As (*model.TimeoutError, *model.ConnectError).
+package transport
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/reinharness/rein/internal/secret"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -23,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/model"
 )
 
@@ -46,22 +52,22 @@ const (
 // ErrIdleTimeout is returned (wrapped in a *model.TimeoutError) by a
 // response body read when the server sent no byte for longer than
 // Config.IdleTimeout.
-var ErrIdleTimeout = errors.New("httpx: model server stopped sending data")
+var ErrIdleTimeout = errors.New("model transport: model server stopped sending data")
 
 // ErrHeaderTimeout is wrapped in the *model.TimeoutError returned when a
 // server accepted the request but sent no response headers within
 // Config.HeaderTimeout. Such attempts are retried like other transport
 // failures, within the retry budget.
-var ErrHeaderTimeout = errors.New("httpx: no response headers in time")
+var ErrHeaderTimeout = errors.New("model transport: no response headers in time")
 
 // ErrConnectTimeout is wrapped in the *model.ConnectError returned when
 // the TCP connect or the TLS handshake took longer than
 // Config.ConnectTimeout.
-var ErrConnectTimeout = errors.New("httpx: no connection in time")
+var ErrConnectTimeout = errors.New("model transport: no connection in time")
 
 // ErrRequestTimeout is wrapped in the *model.TimeoutError returned when a
 // request, retries and streaming included, ran past Config.RequestTimeout.
-var ErrRequestTimeout = errors.New("httpx: model request deadline exceeded")
+var ErrRequestTimeout = errors.New("model transport: model request deadline exceeded")
 
 // Config configures a Client. The zero value is usable: New fills in the
 // documented defaults.
@@ -96,7 +102,7 @@ type Config struct {
 	// wait for a response is at most RetryBudget + HeaderTimeout (and
 	// never more than RequestTimeout). Default 2m; negative → no retries.
 	RetryBudget time.Duration
-	Breaker     *Breaker // nil → shared DefaultBreakers.For(endpoint)
+	Breaker     *Breaker // nil → shared defaultBreakers.For(endpoint)
 	// ParseError builds the error for a non-2xx response from its (capped)
 	// body; it may be nil or return nil, and then the status text and a
 	// short excerpt of the body are used. Do fills in the fields it leaves
@@ -233,7 +239,7 @@ func (c *Client) Do(ctx context.Context, endpoint string, newReq func(ctx contex
 	r := c.newCall(ctx, endpoint)
 	br := c.cfg.Breaker
 	if br == nil {
-		br = DefaultBreakers.For(r.ep)
+		br = defaultBreakers.For(r.ep)
 	}
 	var last error
 	for attempt := 0; ; attempt++ {
