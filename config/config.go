@@ -3,19 +3,25 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/reinharness/rein/model/provider"
 )
 
-// Providers rein can talk to.
+// Providers rein can talk to: the names of model/provider's table, which
+// also holds their default endpoints and key variables.
 const (
-	ProviderOpenAI    = "openai"    // any OpenAI-compatible Chat Completions server
-	ProviderAnthropic = "anthropic" // the Anthropic Messages API
+	ProviderOpenAI    = provider.OpenAI    // any OpenAI-compatible Chat Completions server
+	ProviderAnthropic = provider.Anthropic // the Anthropic Messages API
 )
 
-// Default endpoints per provider.
-const (
-	DefaultOpenAIEndpoint    = "http://127.0.0.1:8080" // llama.cpp llama-server
-	DefaultAnthropicEndpoint = "https://api.anthropic.com"
-)
+// DefaultEndpoint is the endpoint used when none is configured: the
+// default provider's (llama.cpp's llama-server on this machine).
+func DefaultEndpoint() string { return defaultEndpoint(ProviderOpenAI) }
+
+func defaultEndpoint(name string) string {
+	p, _ := provider.Lookup(name)
+	return p.DefaultEndpoint
+}
 
 // Default agent limits. They mirror the agent package's own defaults so that
 // the merged configuration states every limit explicitly and a project file

@@ -5,7 +5,10 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
+
+	"github.com/reinharness/rein/model/provider"
 )
 
 // valueKind is the Go type a key's value converts to.
@@ -219,18 +222,17 @@ func (spec *keySpec) setValue(s *Settings, v any) {
 }
 
 func validProvider(v any) error {
-	switch v.(string) {
-	case ProviderOpenAI, ProviderAnthropic:
+	if _, ok := provider.Lookup(v.(string)); ok {
 		return nil
 	}
-	return fmt.Errorf("must be %q or %q (got %q)", ProviderOpenAI, ProviderAnthropic, v)
+	return fmt.Errorf("must be %s (got %q)", quotedList(provider.Names()), v)
 }
 
 func validEndpoint(v any) error {
 	s := v.(string)
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("must be an http:// or https:// URL such as %q", DefaultOpenAIEndpoint)
+		return fmt.Errorf("must be an http:// or https:// URL such as %q", DefaultEndpoint())
 	}
 	if u.User != nil {
 		// A key in the URL would end up in logs and error messages.
@@ -356,4 +358,16 @@ func tomlTypeName(v any) string {
 		return "an array of tables"
 	}
 	return "a datetime"
+}
+
+// quotedList renders names as `"a" or "b"`, `"a", "b" or "c"`.
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/reinharness/rein/model/provider"
 )
 
 // ErrInvalidFlag marks an error in a value given on the command line (a
@@ -247,29 +249,24 @@ func (m *merger) applyEnv(getenv func(string) string) error {
 	return nil
 }
 
-// envAliases are the variable names other llama.cpp and Anthropic tools
-// use, honoured for the provider they belong to when rein's own variable
-// is not set.
-var envAliases = []struct{ key, env, provider string }{
-	{"model.endpoint", "LLAMA_SERVER_URL", ProviderOpenAI},
-	{"model.model", "ANTHROPIC_MODEL", ProviderAnthropic},
-}
-
 // applyEnvAliases merges the aliases whose provider is in force and whose
 // key no REIN_ variable set.
 func (m *merger) applyEnvAliases(getenv func(string) string) error {
-	for _, a := range envAliases {
-		raw := getenv(a.env)
-		if raw == "" || m.provider() != a.provider || m.sourceOf(a.key).Layer == LayerEnv {
+	// The variable names other llama.cpp and Anthropic tools use, from
+	// the provider table, for the provider in force.
+	p, _ := provider.Lookup(m.provider())
+	for _, a := range p.Aliases {
+		raw := getenv(a.Env)
+		if raw == "" || m.sourceOf(a.Key).Layer == LayerEnv {
 			continue
 		}
-		spec, _ := specFor(a.key)
+		spec, _ := specFor(a.Key)
 		if spec.validate != nil {
 			if err := spec.validate(raw); err != nil {
-				return fmt.Errorf("config: environment variable %s: %v", a.env, err)
+				return fmt.Errorf("config: environment variable %s: %v", a.Env, err)
 			}
 		}
-		m.set(spec, raw, Source{Layer: LayerEnv, Name: a.env})
+		m.set(spec, raw, Source{Layer: LayerEnv, Name: a.Env})
 	}
 	return nil
 }
@@ -307,15 +304,12 @@ func (m *merger) resolveAPIKey(flags *Settings, getenv func(string) string) {
 		m.set(spec, *flags.APIKey, Source{Layer: LayerFlag, Name: spec.flag})
 		return
 	}
-	candidates := []string{"REIN_API_KEY"}
+	candidates := []string{provider.KeyVar}
 	if m.eff.APIKeyEnv != nil {
 		candidates = append(candidates, *m.eff.APIKeyEnv)
 	}
-	if m.provider() == ProviderAnthropic {
-		candidates = append(candidates, "ANTHROPIC_API_KEY")
-	} else {
-		candidates = append(candidates, "OPENAI_API_KEY", "LLAMA_API_KEY")
-	}
+	p, _ := provider.Lookup(m.provider())
+	candidates = append(candidates, p.KeyVars...)
 	for _, name := range candidates {
 		if v := getenv(name); v != "" {
 			m.set(spec, v, Source{Layer: LayerEnv, Name: name})
@@ -398,10 +392,7 @@ func (m *merger) result() *Config {
 		projectPrompt:    m.projectPrompt,
 		projectPromptSrc: m.projectPromptSrc,
 	}
-	c.Model.Endpoint = deref(e.Endpoint, DefaultOpenAIEndpoint)
-	if e.Endpoint == nil && c.Model.Provider == ProviderAnthropic {
-		c.Model.Endpoint = DefaultAnthropicEndpoint
-	}
+	c.Model.Endpoint = deref(e.Endpoint, defaultEndpoint(c.Model.Provider))
 	return c
 }
 

@@ -49,7 +49,7 @@ reasoning_effort = "high"
 		t.Fatal(err)
 	}
 	got := c.Model
-	want := config.ModelConfig{Provider: "openai", Endpoint: config.DefaultOpenAIEndpoint,
+	want := config.ModelConfig{Provider: "openai", Endpoint: "http://127.0.0.1:8080",
 		ConnectTimeout: 5 * time.Second, HeaderTimeout: 20 * time.Minute, IdleTimeout: 90 * time.Second,
 		RequestTimeout: 45 * time.Minute, RetryBudget: 0, MaxResponseBytes: 1 << 20, ReasoningEffort: "low"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -129,13 +129,13 @@ func TestEnvAliases(t *testing.T) {
 		{"REIN_ENDPOINT wins", map[string]string{"LLAMA_SERVER_URL": "http://10.0.0.5:8081", "REIN_ENDPOINT": "http://127.0.0.1:9"},
 			"http://127.0.0.1:9", "", "", ""},
 		{"OPENAI_API_KEY wins", map[string]string{"LLAMA_API_KEY": "llama-key-123", "OPENAI_API_KEY": "sk-openai-456"},
-			config.DefaultOpenAIEndpoint, "", "sk-openai-456", "OPENAI_API_KEY"},
+			"http://127.0.0.1:8080", "", "sk-openai-456", "OPENAI_API_KEY"},
 		{"ANTHROPIC_MODEL is not for openai", map[string]string{"ANTHROPIC_MODEL": "claude-x"},
-			config.DefaultOpenAIEndpoint, "", "", ""},
+			"http://127.0.0.1:8080", "", "", ""},
 		{"anthropic aliases", map[string]string{"REIN_PROVIDER": "anthropic", "ANTHROPIC_MODEL": "claude-x", "LLAMA_SERVER_URL": "http://10.0.0.5:8081", "LLAMA_API_KEY": "llama-key-123"},
-			config.DefaultAnthropicEndpoint, "claude-x", "", ""},
+			"https://api.anthropic.com", "claude-x", "", ""},
 		{"REIN_MODEL wins", map[string]string{"REIN_PROVIDER": "anthropic", "ANTHROPIC_MODEL": "claude-x", "REIN_MODEL": "claude-y"},
-			config.DefaultAnthropicEndpoint, "claude-y", "", ""},
+			"https://api.anthropic.com", "claude-y", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

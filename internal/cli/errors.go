@@ -17,6 +17,7 @@ import (
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
+	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/model/transport"
 )
 
@@ -101,7 +102,10 @@ func (e *explainer) explainAPI(ae *model.APIError) string {
 	if msg != "" && !strings.EqualFold(msg, code) {
 		detail = code + ": " + msg
 	}
-	keyHint := "pass --api-key or set REIN_API_KEY"
+	keyHint := "pass --api-key or set " + provider.KeyVar
+	if p, ok := provider.Lookup(e.provider); ok && len(p.KeyVars) > 0 {
+		keyHint += " (or " + strings.Join(p.KeyVars, ", ") + ")"
+	}
 	switch {
 	case ae.InStream:
 		return fmt.Sprintf("the model server at %s failed while answering (%s); partial output was discarded; try again", e.endpoint, detail)
@@ -140,8 +144,8 @@ func apiCode(ae *model.APIError) string {
 // explainConnect explains a server that could not be reached.
 func (e *explainer) explainConnect(ce *model.ConnectError) string {
 	fix := "check the address and your network, or pass --endpoint"
-	if e.provider == config.ProviderOpenAI && isLoopback(e.endpoint) {
-		fix = "start llama-server or pass --endpoint"
+	if p, ok := provider.Lookup(e.provider); ok && p.LocalServer != "" && isLoopback(e.endpoint) {
+		fix = "start " + p.LocalServer + " or pass --endpoint"
 	}
 	return fmt.Sprintf("cannot reach the model server at %s (%s): %s", e.endpoint, connectCause(ce.Err), fix)
 }

@@ -70,7 +70,7 @@ type commonFlags struct {
 func (f *commonFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.session.register(fs)
-	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "model server base URL (default "+config.DefaultOpenAIEndpoint+", llama.cpp)")
+	fs.StringVarP(&f.endpoint, "endpoint", "e", "", "model server base URL (default "+config.DefaultEndpoint()+", llama.cpp)")
 	fs.StringVarP(&f.apiKey, "api-key", "k", "", "API key (default: $REIN_API_KEY, then $OPENAI_API_KEY or $ANTHROPIC_API_KEY by provider)")
 	fs.StringVarP(&f.model, "model", "m", "", "model name (default: the server's choice)")
 	fs.StringVar(&f.provider, "provider", "", "wire protocol: openai (any OpenAI-compatible server) or anthropic (default openai)")

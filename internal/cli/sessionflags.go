@@ -17,6 +17,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/procreg"
+	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
 	"github.com/reinharness/rein/telemetry/redact"
@@ -509,7 +510,7 @@ func (sr *sessionRun) close() {
 // minEnvSecret bytes long.
 func registerSecrets(cfg *config.Config, getenv func(string) string, environ []string) {
 	values := []string{cfg.Model.APIKey.Reveal()}
-	for _, name := range []string{"REIN_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", cfg.Model.APIKeyEnv} {
+	for _, name := range append(provider.AllKeyVars(), cfg.Model.APIKeyEnv) {
 		if name != "" {
 			values = append(values, getenv(name))
 		}

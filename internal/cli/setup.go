@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -9,40 +8,22 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
 	"github.com/reinharness/rein/model"
-	"github.com/reinharness/rein/model/anthropic"
-	"github.com/reinharness/rein/model/openai"
+	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/model/transport"
 )
 
 // newProvider builds the model provider the configuration selects, with
 // the configured bounds on every wait and on the answer's size.
 func newProvider(m config.ModelConfig) (model.Provider, error) {
-	switch m.Provider {
-	case config.ProviderAnthropic:
-		if m.Model == "" {
-			return nil, fmt.Errorf("the anthropic provider needs a model name: pass --model (for example claude-sonnet-4-5) or set model.model in the config")
-		}
-		return anthropic.New(anthropic.Config{
-			BaseURL:          m.Endpoint,
-			APIKey:           m.APIKey.Reveal(),
-			Model:            m.Model,
-			MaxTokens:        m.MaxTokens,
-			ContextWindow:    m.ContextWindow,
-			MaxResponseBytes: m.MaxResponseBytes,
-			HTTP:             httpConfig(m),
-		})
-	case config.ProviderOpenAI:
-		return openai.New(openai.Config{
-			BaseURL:          m.Endpoint,
-			APIKey:           m.APIKey.Reveal(),
-			Model:            m.Model,
-			ContextWindow:    m.ContextWindow,
-			MaxResponseBytes: m.MaxResponseBytes,
-			HTTP:             httpConfig(m),
-		})
-	}
-	// config.Load validates the provider; this guards future additions.
-	return nil, fmt.Errorf("unknown provider %q: use openai or anthropic", m.Provider)
+	return provider.New(m.Provider, provider.Settings{
+		Endpoint:         m.Endpoint,
+		APIKey:           m.APIKey.Reveal(),
+		Model:            m.Model,
+		MaxTokens:        m.MaxTokens,
+		ContextWindow:    m.ContextWindow,
+		MaxResponseBytes: m.MaxResponseBytes,
+		HTTP:             httpConfig(m),
+	})
 }
 
 // httpConfig maps the [model] bounds onto transport, whose zero values mean
