@@ -32,5 +32,5 @@
 // cmd/rein-temporal, so that the Temporal SDK, grpc, nexus and their test
 // dependencies never enter the module graph of a program that imports
 // rein's library. Its go.mod replaces rein with this tree (../..). Its
-// acceptance tests are the module engine/temporal/e2e. See docs/temporal.md.
+// acceptance tests are the module engine/temporal/e2e. See docs/scale-out.md.
 package temporal
