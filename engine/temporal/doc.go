@@ -26,4 +26,11 @@
 //
 // Nothing here starts unless asked: rein's embedded default never imports a
 // Temporal connection into a run.
+//
+// This directory is a Go module of its own (github.com/reinharness/rein/engine/temporal),
+// holding this package, the Temporal commands (internal/temporalcli) and
+// cmd/rein-temporal, so that the Temporal SDK, grpc, nexus and their test
+// dependencies never enter the module graph of a program that imports
+// rein's library. Its go.mod replaces rein with this tree (../..). Its
+// acceptance tests are the module engine/temporal/e2e. See docs/scale-out.md.
 package temporal

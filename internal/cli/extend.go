@@ -21,7 +21,8 @@ import (
 	"github.com/reinharness/rein/policy"
 )
 
-// The extension API: what cmd/rein-temporal builds its commands from.
+// The extension API: what engine/temporal/cmd/rein-temporal (a module of
+// its own) builds its commands from.
 // The Temporal commands live in a binary of their own so that rein itself
 // never links Temporal's SDK: Go initialises every package a binary links,
 // and the SDK's protobuf registrations alone cost `rein run` about 13 MiB
@@ -77,7 +78,10 @@ func (a *App) execExtension(args []string) error {
 	if path == "" {
 		p, err := exec.LookPath(ExtensionBinary)
 		if err != nil {
-			return usagef("rein %s runs on Temporal, which lives in the %s binary: install it next to rein (go install github.com/reinharness/rein/cmd/%s@latest)", args[0], ExtensionBinary, ExtensionBinary)
+			// The binary is in the module engine/temporal, whose go.mod
+			// replaces rein with this tree (../..): `go install …@latest`
+			// refuses a module with a replace, so it installs from a checkout.
+			return usagef("rein %s runs on Temporal, which lives in the %s binary: install it next to rein (in a rein checkout: go install -C engine/temporal ./cmd/%s)", args[0], ExtensionBinary, ExtensionBinary)
 		}
 		path = p
 	}

@@ -67,7 +67,7 @@ func commandPaths(c *cobra.Command) []*cobra.Command {
 	list := []*cobra.Command{c}
 	for _, sub := range c.Commands() {
 		// The Temporal commands' stubs pass everything to rein-temporal,
-		// whose tests check their usage errors (internal/temporalcli).
+		// whose tests check their usage errors (engine/temporal/internal/temporalcli).
 		if sub.IsAvailableCommand() && !sub.DisableFlagParsing {
 			list = append(list, commandPaths(sub)...)
 		}

@@ -2,12 +2,14 @@ module github.com/reinharness/rein/engine/temporal/e2e
 
 go 1.26.8
 
-// The tests drive the rein binary, built in rein's own module (see
-// reinBinary), and import none of rein's packages: rein's OpenTelemetry
-// v1.47 needs go.opentelemetry.io/otel/log v1.47, while the v1.32.1
-// server needs that module's incompatible v0.20 API, and one build has
-// one version of a module. The replace keeps any future import of rein
-// on this tree rather than a published version.
+// The tests drive the rein and rein-temporal binaries, built in their own
+// modules (rein's and engine/temporal's; see reinBinary), and import none
+// of rein's packages. That is also why this is not part of the module
+// engine/temporal: rein's OpenTelemetry v1.47 needs
+// go.opentelemetry.io/otel/log v1.47, while the v1.32.1 server needs that
+// module's incompatible v0.20 API, and one module's build has one version
+// of a module. The replace keeps any future import of rein on this tree
+// rather than a published version.
 replace github.com/reinharness/rein => ../../..
 
 require (
@@ -15,6 +17,7 @@ require (
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0
 	go.temporal.io/server v1.32.1
+	google.golang.org/protobuf v1.36.11
 )
 
 require (
@@ -199,7 +202,6 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/validator.v2 v2.0.1 // indirect

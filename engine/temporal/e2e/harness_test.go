@@ -52,11 +52,11 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-// reinBinary builds cmd/rein and cmd/rein-temporal side by side, once
-// per test binary, in rein's own module (so that they are built from
-// rein's go.mod, not this module's), and returns rein's path. rein runs
-// the Temporal commands by exec of the rein-temporal next to it (same
-// pid), so the tests drive them through rein as a user does.
+// reinBinary builds cmd/rein (in rein's module) and cmd/rein-temporal (in
+// the module engine/temporal) side by side, once per test binary, each
+// from its own go.mod rather than this module's, and returns rein's path.
+// rein runs the Temporal commands by exec of the rein-temporal next to it
+// (same pid), so the tests drive them through rein as a user does.
 func reinBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -68,11 +68,16 @@ func reinBinary(t testing.TB) string {
 		binPath = filepath.Join(binDir, "rein")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+"/",
-			"github.com/reinharness/rein/cmd/rein", "github.com/reinharness/rein/cmd/rein-temporal")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build ./cmd/rein ./cmd/rein-temporal: %v\n%s", err, out)
+		for _, b := range []struct{ dir, pkg string }{
+			{root, "./cmd/rein"},
+			{filepath.Join(root, "engine", "temporal"), "./cmd/rein-temporal"},
+		} {
+			cmd := exec.CommandContext(ctx, "go", "build", "-o", binDir+"/", b.pkg)
+			cmd.Dir = b.dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				binErr = fmt.Errorf("go build %s (in %s): %v\n%s", b.pkg, b.dir, err, out)
+				return
+			}
 		}
 	})
 	if binErr != nil {

@@ -109,7 +109,8 @@ func TestNoTemporalWithoutFlag(t *testing.T) {
 	copyBinary(t, reinBinary(t), alone)
 	bare.env = append(bare.env[:len(bare.env):len(bare.env)], "PATH=/usr/bin:/bin")
 	p := startProcBinary(t, "rein alone worker", alone, bare, ws, 30*time.Second, "worker", "--temporal", "127.0.0.1:1")
-	if code := p.wait(t, 30*time.Second); code != 2 || !strings.Contains(p.stderr.String(), "rein-temporal") {
-		t.Errorf("rein worker without rein-temporal: exit %d stderr %q, want exit 2 naming rein-temporal", code, p.stderr)
+	const install = "go install -C engine/temporal ./cmd/rein-temporal"
+	if code := p.wait(t, 30*time.Second); code != 2 || !strings.Contains(p.stderr.String(), install) {
+		t.Errorf("rein worker without rein-temporal: exit %d stderr %q, want exit 2 naming %q", code, p.stderr, install)
 	}
 }

@@ -1,17 +1,20 @@
 // Command rein-temporal is rein with the commands that run sessions on a
 // Temporal service: rein worker, submit, status, cancel and approve. rein
 // runs it in its own place for those commands, so that rein itself never
-// links Temporal's SDK; install both side by side:
+// links Temporal's SDK; install both side by side, from a checkout:
 //
-//	go install github.com/reinharness/rein/cmd/rein github.com/reinharness/rein/cmd/rein-temporal
+//	go install ./cmd/rein && go install -C engine/temporal ./cmd/rein-temporal
+//
+// It is in the module github.com/reinharness/rein/engine/temporal, so that
+// the Temporal SDK never enters the module graph of rein's library.
 package main
 
 import (
 	"context"
 	"os"
 
+	"github.com/reinharness/rein/engine/temporal/internal/temporalcli"
 	"github.com/reinharness/rein/internal/cli"
-	"github.com/reinharness/rein/internal/temporalcli"
 )
 
 func main() {
