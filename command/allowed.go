@@ -10,6 +10,7 @@ import (
 	"github.com/reinharness/rein/hooks"
 	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // runCommand is the tool Claude Code's Bash maps to.
@@ -205,7 +206,7 @@ func (r *Restriction) Decide(_ context.Context, c policy.Call) policy.Decision {
 	if json.Unmarshal(c.Args, &args) != nil {
 		return r.deny("its arguments have no command")
 	}
-	an := policy.Analyze(args.Command, policy.AnalyzeOptions{})
+	an := shell.Analyze(args.Command, shell.Options{})
 	if len(an.Commands) == 0 {
 		return r.deny("rein found no command in it")
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // Auto returns an approver that turns every Ask into Allow (--approve
@@ -98,7 +100,7 @@ type shape struct {
 	argvs [][]string
 }
 
-func callShape(c Call, opts AnalyzeOptions) shape {
+func callShape(c Call, opts shell.Options) shape {
 	s := shape{call: c.Spec.Name + "\x00" + canonicalJSON(c.Args)}
 	eff := c.Spec.Effects
 	if !eff.Exec || eff.CommandArg == "" {
@@ -112,13 +114,13 @@ func callShape(c Call, opts AnalyzeOptions) shape {
 	if bad || len(cmds) != 1 {
 		return s
 	}
-	an := Analyze(cmds[0], opts)
+	an := shell.Analyze(cmds[0], opts)
 	if len(an.Concerns()) > 0 || len(an.Hard()) > 0 || len(an.Commands) == 0 {
 		return s
 	}
 	for _, cmd := range an.Commands {
-		s.commands = append(s.commands, c.Spec.Name+"\x00"+strings.Join(cmd.norm, "\x00"))
-		s.argvs = append(s.argvs, cmd.norm)
+		s.commands = append(s.commands, c.Spec.Name+"\x00"+strings.Join(cmd.Norm, "\x00"))
+		s.argvs = append(s.argvs, cmd.Norm)
 	}
 	return s
 }

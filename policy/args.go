@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // callArgs are the top-level fields of a call's JSON arguments.
@@ -67,4 +69,17 @@ func (e *Engine) relPath(p string) string {
 		return p[len(e.opts.Workspace)+1:]
 	}
 	return p
+}
+
+// pathForms returns the forms of an absolute path that rules are matched
+// on: the path as written (cleaned) and the path it resolves to, each
+// relative to the workspace when inside it, with /proc/self/root/… read as
+// the path it aliases.
+func (e *Engine) pathForms(abs string) []string {
+	written := e.relPath(wspath.ProcAlias(path.Clean(abs)))
+	resolved := e.relPath(wspath.ProcAlias(wspath.Resolve(e.opts.Workspace, abs)))
+	if resolved == written {
+		return []string{written}
+	}
+	return []string{written, resolved}
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // ConsoleOptions configure the console approver.
@@ -123,7 +124,7 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	home, _ := os.UserHomeDir()
-	sh := callShape(call, AnalyzeOptions{Workspace: c.ws, Home: home})
+	sh := callShape(call, shell.Options{Workspace: c.ws, Home: home})
 	if c.session.allows(sh) {
 		return Decision{Action: Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
 	}

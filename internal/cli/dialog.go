@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/shell"
 	"github.com/reinharness/rein/workspace"
 )
 
@@ -123,7 +124,7 @@ func grants(c policy.Call, ws string) []permission {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
-	an := policy.Analyze(cmd, policy.AnalyzeOptions{Workspace: ws, Home: home})
+	an := shell.Analyze(cmd, shell.Options{Workspace: ws, Home: home})
 	if len(an.Concerns()) > 0 || len(an.Hard()) > 0 || len(an.Commands) == 0 {
 		return nil
 	}

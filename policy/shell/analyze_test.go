@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"slices"
@@ -8,8 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// testWorkspace and testHome are fixed paths: the analyzer never touches
+// them on disk.
+const (
+	testWorkspace = "/home/dev/project"
+	testHome      = "/home/dev"
+)
+
 func analyze(cmd string) *Analysis {
-	return Analyze(cmd, AnalyzeOptions{Workspace: testWorkspace, Home: testHome})
+	return Analyze(cmd, Options{Workspace: testWorkspace, Home: testHome})
 }
 
 func argvs(an *Analysis) [][]string {
@@ -216,7 +223,7 @@ func TestAnalyzeWrappersAndNormalForm(t *testing.T) {
 	if diff := cmp.Diff(want, an.Commands, opt); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
-	if got := an.Commands[0].norm; !slices.Equal(got, []string{"git", "push", "origin", "main"}) {
+	if got := an.Commands[0].Norm; !slices.Equal(got, []string{"git", "push", "origin", "main"}) {
 		t.Errorf("normal form %q; want git push origin main", got)
 	}
 	wantInv := [][]string{
@@ -246,7 +253,7 @@ func TestAnalyzeRedirects(t *testing.T) {
 
 func TestAnalyzeWithoutHomeOrWorkspace(t *testing.T) {
 	for _, cmd := range []string{"rm -rf ~", "rm -rf $HOME", "rm -rf .", "rm -rf *"} {
-		an := Analyze(cmd, AnalyzeOptions{})
+		an := Analyze(cmd, Options{})
 		if len(an.Hard()) == 0 {
 			t.Errorf("Analyze(%q) without home or workspace: no hard denial", cmd)
 		}

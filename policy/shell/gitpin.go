@@ -1,10 +1,12 @@
-package policy
+package shell
 
 import (
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // git's effective configuration is pinned when rein can see every source
@@ -67,7 +69,7 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 				dir = ws[i]
 			}
 			if !a.workspaceGitDir(dir) {
-				return "--git-dir " + quoteArg(dir.path)
+				return "--git-dir " + wspath.Quote(dir.path)
 			}
 		}
 	}
@@ -82,15 +84,15 @@ func (a *analyzer) gitUnpinned(ws []word, sub int) string {
 // the workspace's own .git, is fine.
 func (a *analyzer) gitFileUnpinned(dirs []string) string {
 	for _, d := range dirs {
-		if a.writableOutside(path.Clean(d)) && !within(path.Clean(d), a.ws) {
-			return "a repository in the temporary directory " + quoteArg(d) + ", which the command may have written,"
+		if a.writableOutside(path.Clean(d)) && !wspath.Within(path.Clean(d), a.ws) {
+			return "a repository in the temporary directory " + wspath.Quote(d) + ", which the command may have written,"
 		}
-		for cur, n := path.Clean(d), 0; within(cur, a.ws) && n < 64; cur, n = path.Dir(cur), n+1 {
+		for cur, n := path.Clean(d), 0; wspath.Within(cur, a.ws) && n < 64; cur, n = path.Dir(cur), n+1 {
 			p := path.Join(cur, ".git")
 			fi, err := os.Lstat(p)
 			if err == nil && !fi.IsDir() {
 				if target := gitdirTarget(p, fi); target == "" || a.modelWritable(target) {
-					return "the repository " + quoteArg(p) + " points to"
+					return "the repository " + wspath.Quote(p) + " points to"
 				}
 			}
 			if err == nil || cur == a.ws {
@@ -130,10 +132,10 @@ func gitdirTarget(p string, fi os.FileInfo) string {
 // workspace but not its own .git, or in a temporary directory.
 func (a *analyzer) modelWritable(p string) bool {
 	own := path.Join(a.ws, ".git")
-	if within(p, own) {
+	if wspath.Within(p, own) {
 		return false
 	}
-	return within(p, a.ws) || a.writableOutside(p)
+	return wspath.Within(p, a.ws) || a.writableOutside(p)
 }
 
 // gitStartDirs are the directories a git invocation may start in: where
@@ -155,9 +157,9 @@ func (a *analyzer) gitStartDirs(ws []word, sub int) []string {
 
 // reachedFrom is reached for a path relative to one directory.
 func (a *analyzer) reachedFrom(dir, p string) []string {
-	abs := absUnder(dir, p)
+	abs := wspath.AbsUnder(dir, p)
 	out := []string{path.Clean(abs)}
-	if r := resolveIn(a.ws, abs); r != out[0] {
+	if r := wspath.Resolve(a.ws, abs); r != out[0] {
 		out = append(out, r)
 	}
 	return out

@@ -1,9 +1,11 @@
-package policy
+package shell
 
 import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // pipeline walks the stages of a pipeline; a stage's stdin is tainted
@@ -94,7 +96,7 @@ func (a *analyzer) assign(as *syntax.Assign, fr frame) word {
 		a.scanNested(as.Array, fr)
 	}
 	if as.Index != nil {
-		a.dynamic("the subscript of " + quoteArg(fr.slice(as)) + " is evaluated as arithmetic, which can run code")
+		a.dynamic("the subscript of " + wspath.Quote(fr.slice(as)) + " is evaluated as arithmetic, which can run code")
 	}
 	a.scanNested(as.Index, fr)
 	if as.Name == nil || as.Naked {

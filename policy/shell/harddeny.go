@@ -1,9 +1,11 @@
-package policy
+package shell
 
 import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // The built-in hard denials. Nothing lifts them: no preset, rule, layer
@@ -214,11 +216,11 @@ func (a *analyzer) checkRecursiveRemove(what string, targets []word) {
 		}
 		if !t.literal {
 			// Every value the word could take counts: `$x` may be ~ or /.
-			a.hard("rm-root", what+" of "+quoteArg(t.text)+", a path only known at run time, could remove / or the home directory; it is never allowed — spell the path out")
+			a.hard("rm-root", what+" of "+wspath.Quote(t.text)+", a path only known at run time, could remove / or the home directory; it is never allowed — spell the path out")
 			return
 		}
 		if !t.pathOK {
-			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+", a path rein cannot resolve")
+			a.concern("rm-dynamic", what+" of "+wspath.Quote(t.text)+", a path rein cannot resolve")
 			continue
 		}
 		p := t.path
@@ -230,11 +232,11 @@ func (a *analyzer) checkRecursiveRemove(what string, targets []word) {
 			}
 		}
 		if !path.IsAbs(p) && a.cwdUnknown {
-			a.concern("rm-dynamic", what+" of "+quoteArg(t.text)+" after changing to a directory rein cannot tell")
+			a.concern("rm-dynamic", what+" of "+wspath.Quote(t.text)+" after changing to a directory rein cannot tell")
 		}
 		for _, abs := range a.reached(p) {
 			if why := a.catastrophic(abs); why != "" {
-				a.hard("rm-root", what+" of "+quoteArg(t.text)+" ("+why+") is never allowed")
+				a.hard("rm-root", what+" of "+wspath.Quote(t.text)+" ("+why+") is never allowed")
 				return
 			}
 		}
@@ -251,11 +253,11 @@ func (a *analyzer) catastrophic(abs string) string {
 		return "a top-level system directory"
 	case abs == a.home:
 		return "the home directory"
-	case within(a.home, abs):
+	case wspath.Within(a.home, abs):
 		return "an ancestor of the home directory"
 	case abs == a.ws:
 		return "the workspace root"
-	case within(a.ws, abs):
+	case wspath.Within(a.ws, abs):
 		return "an ancestor of the workspace"
 	}
 	return ""
@@ -300,7 +302,7 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 	}
 	for _, t := range targets {
 		if !t.literal {
-			a.hard("rm-root", base+" -R of "+quoteArg(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
+			a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
 			return
 		}
 		if !t.pathOK {
@@ -317,7 +319,7 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 		}
 		for _, abs := range a.reached(p) {
 			if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
-				a.hard("rm-root", base+" -R of "+quoteArg(t.text)+" ("+why+") is never allowed")
+				a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+" ("+why+") is never allowed")
 				return
 			}
 		}

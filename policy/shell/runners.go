@@ -1,8 +1,10 @@
-package policy
+package shell
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // Programs that run code they are given are decided on what they will run
@@ -55,7 +57,7 @@ func (a *analyzer) checkCodeRunner(base string, ws []word, fr frame) {
 	}
 	if name := ws[0].path; ws[0].pathOK && strings.Contains(name, "/") && a.inWorkspace(name) {
 		// ./build.sh is `bash build.sh` by another name.
-		a.runs(quoteArg(ws[0].text) + " is a program in the workspace, which rein does not read; review it and allow it with a rule")
+		a.runs(wspath.Quote(ws[0].text) + " is a program in the workspace, which rein does not read; review it and allow it with a rule")
 		return
 	}
 	if spec, ok := interpreterSpec(base); ok {
@@ -80,7 +82,7 @@ func (a *analyzer) checkInterpreterCode(base string, spec interpSpec, ws []word,
 	run, _ := a.interp(base, ws)
 	switch {
 	case spec.shell && len(run.code) > 0 && run.shellCode == nil:
-		a.runs(base + " runs the script " + quoteArg(run.code[0].text) + ", which rein does not read; run its commands directly")
+		a.runs(base + " runs the script " + wspath.Quote(run.code[0].text) + ", which rein does not read; run its commands directly")
 	case spec.shell && run.fromStdin && fr.stdinFile:
 		a.runs(base + " runs a script from a file, which rein does not read; run its commands directly")
 	case spec.shell && run.shellCode != nil, spec.shell && run.fromStdin:
@@ -261,7 +263,7 @@ func (a *analyzer) checkAwk(base string, ws []word, fr frame) {
 		a.hard("download-exec", base+" running commands from a download ("+risky+") is never allowed")
 		return
 	}
-	a.dynamic(base + " program uses " + quoteArg(risky) + ", which can run commands or write files")
+	a.dynamic(base + " program uses " + wspath.Quote(risky) + ", which can run commands or write files")
 }
 
 // awkProgram returns an awk invocation's program text: the first operand
@@ -314,7 +316,7 @@ func (a *analyzer) checkMan(ws []word, fr frame) {
 			code = &w
 		}
 		if code != nil {
-			a.dynamic("man " + t + " runs " + quoteArg(code.text) + " as its pager")
+			a.dynamic("man " + t + " runs " + wspath.Quote(code.text) + " as its pager")
 			cf := fr
 			cf.depth++
 			a.code(code.text, cf)
@@ -338,7 +340,7 @@ func (a *analyzer) checkGitRunners(ws []word) {
 	sub, rest := argv[i], argv[i+1:]
 	for _, t := range rest {
 		if strings.HasPrefix(t, "ext::") || strings.HasPrefix(t, "fd::") {
-			a.dynamic("git remote " + quoteArg(t) + " runs a program as its transport")
+			a.dynamic("git remote " + wspath.Quote(t) + " runs a program as its transport")
 			return
 		}
 		for _, opt := range []string{"--upload-pack", "--receive-pack", "--exec", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv"} {

@@ -1,8 +1,10 @@
-package policy
+package shell
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // gitGlobalValue are git's global options that take a separate value.
@@ -151,7 +153,7 @@ func (a *analyzer) checkPush(ws []word, sub int, unknownArgs bool) {
 	}
 	for _, w := range ws[sub+1:] {
 		if !w.literal {
-			a.hard("force-push", "git "+argv[sub]+" with "+quoteArg(w.text)+", a value only known at run time, is a possible force push; it is never allowed — spell the arguments out")
+			a.hard("force-push", "git "+argv[sub]+" with "+wspath.Quote(w.text)+", a value only known at run time, is a possible force push; it is never allowed — spell the arguments out")
 			return
 		}
 	}

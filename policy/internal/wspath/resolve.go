@@ -1,4 +1,8 @@
-package policy
+// Package wspath is how a workspace's paths look to a policy decision and
+// to the shell analyzer alike: resolved through symlinks as the kernel
+// would, /proc aliases read as what they alias, globs expanded within a
+// budget. Both policy and policy/shell use it; it imports neither.
+package wspath
 
 import (
 	"errors"
@@ -22,17 +26,18 @@ import (
 
 // Bounds on resolution work, so a hostile tree cannot stall a decision.
 const (
-	maxLinkHops    = 40
-	maxGlobMatches = 2048
+	maxLinkHops = 40
+	// MaxGlobMatches is the most paths ExpandGlob returns.
+	MaxGlobMatches = 2048
 )
 
-// resolveIn follows symlinks in p (absolute) component by component, as
+// Resolve follows symlinks in p (absolute) component by component, as
 // the kernel does, while the path stays inside ws; the result is the
 // path the kernel would open. Components that do not exist are kept as
 // written (a file about to be created). A path that leaves ws is
 // returned as where it leads.
-func resolveIn(ws, p string) string {
-	if ws == "" || !path.IsAbs(p) || !within(path.Clean(p), ws) {
+func Resolve(ws, p string) string {
+	if ws == "" || !path.IsAbs(p) || !Within(path.Clean(p), ws) {
 		return path.Clean(p)
 	}
 	if p != ws && !strings.HasPrefix(p, ws+"/") {
@@ -52,7 +57,7 @@ func resolveIn(ws, p string) string {
 			continue
 		}
 		next := path.Join(cur, comp)
-		if !within(next, ws) {
+		if !Within(next, ws) {
 			return path.Join(append([]string{next}, rest...)...)
 		}
 		fi, err := os.Lstat(next)
@@ -74,7 +79,7 @@ func resolveIn(ws, p string) string {
 			target = path.Join(cur, target)
 		}
 		target = path.Clean(target)
-		if !within(target, ws) {
+		if !Within(target, ws) {
 			return path.Join(append([]string{target}, rest...)...)
 		}
 		// Resolve the target's own components from the root again.
@@ -84,51 +89,38 @@ func resolveIn(ws, p string) string {
 	return cur
 }
 
-// pathForms returns the forms of an absolute path that rules are matched
-// on: the path as written (cleaned) and the path it resolves to, each
-// relative to the workspace when inside it, with /proc/self/root/… read as
-// the path it aliases.
-func (e *Engine) pathForms(abs string) []string {
-	written := e.relPath(procAlias(path.Clean(abs)))
-	resolved := e.relPath(procAlias(resolveIn(e.opts.Workspace, abs)))
-	if resolved == written {
-		return []string{written}
-	}
-	return []string{written, resolved}
-}
-
-// procAlias maps /proc/PID/root/X (self, thread-self, a number, or a
+// ProcAlias maps /proc/PID/root/X (self, thread-self, a number, or a
 // task of one) to /X: the same file under another name. Other paths are
 // returned as they are.
-func procAlias(p string) string {
-	rest, ok := procEntry(p, "root")
+func ProcAlias(p string) string {
+	rest, ok := ProcEntry(p, "root")
 	if !ok {
 		return p
 	}
 	return path.Clean("/" + rest)
 }
 
-// procCwd reports whether p goes through /proc/PID/cwd, a working
+// ProcCwd reports whether p goes through /proc/PID/cwd, a working
 // directory rein cannot tell.
-func procCwd(p string) bool {
-	_, ok := procEntry(path.Clean(p), "cwd")
+func ProcCwd(p string) bool {
+	_, ok := ProcEntry(path.Clean(p), "cwd")
 	return ok
 }
 
-// procEntry matches /proc/{self,thread-self,N}[/task/N]/ENTRY[/rest] and
+// ProcEntry matches /proc/{self,thread-self,N}[/task/N]/ENTRY[/rest] and
 // returns rest.
-func procEntry(p, entry string) (string, bool) {
+func ProcEntry(p, entry string) (string, bool) {
 	rest, ok := strings.CutPrefix(p, "/proc/")
 	if !ok {
 		return "", false
 	}
 	pid, rest, _ := strings.Cut(rest, "/")
-	if pid != "self" && pid != "thread-self" && !allDigits(pid) {
+	if pid != "self" && pid != "thread-self" && !AllDigits(pid) {
 		return "", false
 	}
 	if t, r, ok := strings.Cut(rest, "/"); ok && t == "task" {
 		tid, r2, _ := strings.Cut(r, "/")
-		if !allDigits(tid) {
+		if !AllDigits(tid) {
 			return "", false
 		}
 		rest = r2
@@ -140,7 +132,7 @@ func procEntry(p, entry string) (string, bool) {
 	return tail, true
 }
 
-func allDigits(s string) bool {
+func AllDigits(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -152,15 +144,15 @@ func allDigits(s string) bool {
 	return true
 }
 
-// expandGlob lists what a glob path (absolute) matches inside the
+// ExpandGlob lists what a glob path (absolute) matches inside the
 // workspace ws, through an os.Root so no symlink leads the listing out,
 // with a budget of file-system operations so a hostile tree cannot stall
 // a decision. complete is false when the pattern lies outside ws (rules
 // then see only the pattern itself) or the budget ran out before the
 // listing finished.
-func expandGlob(ws, pattern string) (matches []string, complete bool) {
+func ExpandGlob(ws, pattern string) (matches []string, complete bool) {
 	pattern = path.Clean(pattern)
-	if ws == "" || !within(pattern, ws) || pattern == ws {
+	if ws == "" || !Within(pattern, ws) || pattern == ws {
 		return nil, false
 	}
 	root, err := os.OpenRoot(ws)
@@ -171,7 +163,7 @@ func expandGlob(ws, pattern string) (matches []string, complete bool) {
 	fsys := &budgetFS{fsys: root.FS(), left: maxGlobOps}
 	rel := strings.TrimPrefix(pattern, ws+"/")
 	err = doublestar.GlobWalk(fsys, rel, func(p string, _ fs.DirEntry) error {
-		if len(matches) == maxGlobMatches {
+		if len(matches) == MaxGlobMatches {
 			return errGlobBudget
 		}
 		matches = append(matches, ws+"/"+p)
@@ -207,8 +199,8 @@ func (b *budgetFS) Open(name string) (fs.File, error) {
 	return b.fsys.Open(name)
 }
 
-// absUnder makes p absolute against dir.
-func absUnder(dir, p string) string {
+// AbsUnder makes p absolute against dir.
+func AbsUnder(dir, p string) string {
 	if path.IsAbs(p) {
 		return p
 	}

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"path"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // Download-and-execute is decided on data flow, not on names: a stage
@@ -125,7 +127,7 @@ func (a *analyzer) inlineFedDownload(base string, ws []word) {
 			return
 		}
 		if tok := execToken(base, w.text); tok != "" {
-			a.hard("download-exec", "piping a download into "+base+" with code that can run it ("+quoteArg(tok)+") is never allowed")
+			a.hard("download-exec", "piping a download into "+base+" with code that can run it ("+wspath.Quote(tok)+") is never allowed")
 			return
 		}
 	}

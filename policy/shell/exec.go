@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // exec walks one simple command given as resolved words: every level is
@@ -37,7 +39,7 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 		name := ws[0]
 		a.levelRuns = ""
 		if name.dynamic() {
-			a.concern("dynamic-command", "the command name "+quoteArg(name.text)+" is only known at run time")
+			a.concern("dynamic-command", "the command name "+wspath.Quote(name.text)+" is only known at run time")
 			if len(a.funcs) > 0 && isPositional(name.text) {
 				a.funcs[len(a.funcs)-1].execsArgs = true
 			}
@@ -49,7 +51,7 @@ func (a *analyzer) execArgs(ws []word, fr frame, via []string, unknownArgs bool)
 			}
 		}
 		base := cmdBase(name.text)
-		if _, ok := procEntry(path.Clean(name.path), "exe"); ok && name.pathOK {
+		if _, ok := wspath.ProcEntry(path.Clean(name.path), "exe"); ok && name.pathOK {
 			base = "sh" // /proc/self/exe is the running shell
 		}
 		a.checkLevel(base, ws, fr, unknownArgs)
@@ -179,14 +181,14 @@ func (a *analyzer) leaf(ws []word, via []string, unknownArgs, dynamic bool) {
 		Args:        texts(ws),
 		Dynamic:     dynamic,
 		Via:         slices.Clone(via),
+		Norm:        normalize(ws),
+		Words:       args(ws),
 		words:       ws,
-		norm:        normalize(ws),
-		unknownArgs: unknownArgs,
-		runsCode:    a.runsCode,
-		cwds:        slices.Clone(a.cwds),
-		cwdUnknown:  a.cwdUnknown,
-		afterLink:   a.linkedBy != "",
-		afterLinkBy: a.linkedBy,
+		UnknownArgs: unknownArgs,
+		RunsCode:    a.runsCode,
+		Cwds:        slices.Clone(a.cwds),
+		CwdUnknown:  a.cwdUnknown,
+		AfterLink:   a.linkedBy,
 	})
 	a.runsCode = ""
 	if a.linkedBy == "" && createsLinks(ws) {
@@ -251,7 +253,7 @@ func (a *analyzer) track(base string, ws []word, fr frame) {
 	case target.glob:
 		var dirs []string
 		for _, p := range a.absPaths(target.path) {
-			matches, _ := expandGlob(a.ws, p)
+			matches, _ := wspath.ExpandGlob(a.ws, p)
 			for _, m := range matches {
 				if fi, err := os.Stat(m); err == nil && fi.IsDir() {
 					dirs = append(dirs, filepath.ToSlash(m))
@@ -329,7 +331,7 @@ func (a *analyzer) inWorkspace(p string) bool {
 		return true
 	}
 	for _, abs := range a.reached(p) {
-		if within(abs, a.ws) || a.writableOutside(abs) {
+		if wspath.Within(abs, a.ws) || a.writableOutside(abs) {
 			return true
 		}
 	}
@@ -349,7 +351,7 @@ func (a *analyzer) reached(p string) []string {
 		return out
 	}
 	for _, d := range a.cwds {
-		if r := a.resolve(absUnder(d, p)); !slices.Contains(out, r) {
+		if r := a.resolve(wspath.AbsUnder(d, p)); !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
@@ -363,7 +365,7 @@ func (a *analyzer) resolve(p string) string {
 	if r, ok := a.resolved[p]; ok {
 		return r
 	}
-	r := resolveIn(a.ws, p)
+	r := wspath.Resolve(a.ws, p)
 	if len(a.resolved) < 1024 {
 		a.resolved[p] = r
 	}
@@ -375,15 +377,15 @@ func (a *analyzer) resolve(p string) string {
 // redirect must not be a way around that.
 func (a *analyzer) checkWriteTarget(w word) {
 	if !w.pathOK || w.glob {
-		a.concern("write-outside", "the command writes to "+quoteArg(w.text)+", a file chosen at run time")
+		a.concern("write-outside", "the command writes to "+wspath.Quote(w.text)+", a file chosen at run time")
 		return
 	}
 	if !path.IsAbs(w.path) && a.cwdUnknown {
-		a.concern("write-outside", "the command writes to "+quoteArg(w.text)+" after changing to a directory rein cannot tell")
+		a.concern("write-outside", "the command writes to "+wspath.Quote(w.text)+" after changing to a directory rein cannot tell")
 		return
 	}
 	for _, p := range a.absPaths(w.path) {
-		if !a.writableOutside(p) && !within(p, a.ws) {
+		if !a.writableOutside(p) && !wspath.Within(p, a.ws) {
 			a.concern("write-outside", "the command writes to "+p+", outside the workspace")
 			return
 		}
@@ -398,7 +400,7 @@ func (a *analyzer) writableOutside(p string) bool {
 		return true
 	}
 	for _, dir := range []string{"/dev/fd", "/proc/self/fd", "/tmp", "/var/tmp", tempDir} {
-		if dir != "" && within(p, dir) && p != dir {
+		if dir != "" && wspath.Within(p, dir) && p != dir {
 			return true
 		}
 	}
@@ -408,19 +410,21 @@ func (a *analyzer) writableOutside(p string) bool {
 // tempDir is the process temporary directory, where commands may write.
 var tempDir = filepath.Clean(os.TempDir())
 
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
+// linkKind says whether a command makes links ("link": ln, cp -s/-l) or
+// moves directory entries ("move": mv, rsync, cp, install), or neither.
+func linkKind(argv []string) string {
+	switch cmdBase(argv[0]) {
+	case "ln", "link":
+		return "link"
+	case "cp":
+		if slices.ContainsFunc(argv[1:], func(t string) bool {
+			return t == "--symbolic-link" || t == "--link" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "sl")
+		}) {
+			return "link"
+		}
+		return "move"
+	case "mv", "rsync", "install":
+		return "move"
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
-}
-
-// quoteArg shows a word in a reason, compactly.
-func quoteArg(s string) string {
-	const maxLen = 80
-	if r := []rune(s); len(r) > maxLen {
-		s = string(r[:maxLen]) + "…"
-	}
-	return "`" + s + "`"
+	return ""
 }

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"path/filepath"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // redirects records a statement's redirections and returns the frame its
@@ -72,14 +74,14 @@ func (a *analyzer) record(r *syntax.Redirect, w word, write bool) {
 	if a.guessing > 0 {
 		return
 	}
-	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), path: w.path, pathOK: w.pathOK, glob: w.glob,
-		cwds: slices.Clone(a.cwds), cwdUnknown: a.cwdUnknown, afterLink: a.linkedBy != "", afterLinkBy: a.linkedBy}
+	rd := Redirect{Op: r.Op.String(), Target: w.text, Write: write, Dynamic: w.dynamic(), Path: w.path, PathOK: w.pathOK, Glob: w.glob,
+		Cwds: slices.Clone(a.cwds), CwdUnknown: a.cwdUnknown, AfterLink: a.linkedBy}
 	a.res.Redirects = append(a.res.Redirects, rd)
 	if !write {
 		return
 	}
 	if dev := a.deviceTarget(w); dev != "" {
-		a.hard("raw-device", "writing to the device "+quoteArg(dev)+" is never allowed")
+		a.hard("raw-device", "writing to the device "+wspath.Quote(dev)+" is never allowed")
 		return
 	}
 	a.checkWriteTarget(w)

@@ -1,9 +1,11 @@
-package policy
+package shell
 
 import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // The analyzer may allow only what it can prove static (DESIGN §4a): every
@@ -46,7 +48,7 @@ var evalBuiltins = map[string]string{
 // options of builtins that do so, a concern. base is the command's name.
 func (a *analyzer) checkStatic(base string, ws []word) {
 	if why, ok := evalBuiltins[base]; ok {
-		a.dynamic(quoteArg(base) + " " + why + "; rein cannot see what that runs")
+		a.dynamic(wspath.Quote(base) + " " + why + "; rein cannot see what that runs")
 		return
 	}
 	args := ws[1:]
@@ -58,7 +60,7 @@ func (a *analyzer) checkStatic(base string, ws []word) {
 	case "test", "[":
 		for _, w := range args {
 			if w.text == "-v" || w.text == "-R" {
-				a.dynamic(quoteArg(base+" "+w.text) + " evaluates its operand as an array subscript, which can run code")
+				a.dynamic(wspath.Quote(base+" "+w.text) + " evaluates its operand as an array subscript, which can run code")
 				return
 			}
 		}
@@ -93,14 +95,14 @@ func (a *analyzer) checkDeclare(base string, args []word) {
 		t := w.text
 		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 && !strings.Contains(t, "=") {
 			if strings.Trim(t[1:], "xrgp") != "" {
-				a.dynamic(quoteArg(base+" "+t) + " makes values arithmetic, references or arrays, which bash evaluates; assign plain values instead")
+				a.dynamic(wspath.Quote(base+" "+t) + " makes values arithmetic, references or arrays, which bash evaluates; assign plain values instead")
 				return
 			}
 			continue
 		}
 		name, _, _ := strings.Cut(t, "=")
 		if !isName(name) {
-			a.dynamic(quoteArg(base+" "+t) + " assigns to " + quoteArg(name) + ", which is not a plain variable name (bash evaluates subscripts)")
+			a.dynamic(wspath.Quote(base+" "+t) + " assigns to " + wspath.Quote(name) + ", which is not a plain variable name (bash evaluates subscripts)")
 			return
 		}
 	}
@@ -150,7 +152,7 @@ func (a *analyzer) checkGlobArgs(ws []word) {
 			continue
 		}
 		if w.globAt == 0 && !strings.HasPrefix(w.path, "/") {
-			a.dynamic("the glob " + quoteArg(w.text) + " may expand to a file name starting with -, which the command would take as an option; write ./" + w.text)
+			a.dynamic("the glob " + wspath.Quote(w.text) + " may expand to a file name starting with -, which the command would take as an option; write ./" + w.text)
 			return
 		}
 	}
@@ -174,7 +176,7 @@ func (a *analyzer) testClause(c *syntax.TestClause, fr frame) {
 			}
 		case *syntax.Word:
 			if _, ok := literalText(n); !ok {
-				a.dynamic("the test " + quoteArg(fr.slice(c)) + " uses values only known at run time")
+				a.dynamic("the test " + wspath.Quote(fr.slice(c)) + " uses values only known at run time")
 			}
 			return false
 		}

@@ -1,11 +1,11 @@
-package policy
+package shell
 
 import "strings"
 
 // Publishing sends work where others see it and where it cannot be taken
 // back: it asks under every preset, full included, and only an explicit
 // allow rule of the user's (say ["git", "push"]) lifts that, as for code
-// rein cannot see (Command.runsCode).
+// rein cannot see (Command.RunsCode).
 
 // publishers maps a program to the subcommand paths that publish; an
 // entry is the words after the program, matched against its operands in

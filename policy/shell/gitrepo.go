@@ -1,10 +1,12 @@
-package policy
+package shell
 
 import (
 	"os"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // The repository's own configuration is part of what a git command
@@ -113,7 +115,7 @@ func gitValue(raw string) (string, bool) {
 func (a *analyzer) repoGitDirs(dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
-		for cur, n := path.Clean(d), 0; within(cur, a.ws) && n < 64; cur, n = path.Dir(cur), n+1 {
+		for cur, n := path.Clean(d), 0; wspath.Within(cur, a.ws) && n < 64; cur, n = path.Dir(cur), n+1 {
 			p := path.Join(cur, ".git")
 			fi, err := os.Lstat(p)
 			if err != nil {
@@ -151,7 +153,7 @@ func (a *analyzer) repoGitDirs(dirs []string) []string {
 func (a *analyzer) repoConfig(dirs []string) (entries []gitEntry, ok bool) {
 	ok = true
 	for _, g := range []string{path.Join(a.home, ".gitconfig"), path.Join(a.home, ".config", "git", "config")} {
-		if within(g, a.ws) {
+		if wspath.Within(g, a.ws) {
 			e, eok := a.readGitConfig(g, 0)
 			entries = append(entries, e...)
 			ok = ok && eok

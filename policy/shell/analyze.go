@@ -1,10 +1,10 @@
-package policy
+package shell
 
 import (
-	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/reinharness/rein/policy/internal/wspath"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -48,24 +48,26 @@ type Command struct {
 	// outermost first ("env", "timeout", "bash -c").
 	Via []string
 
-	words []word
-	// norm is the argv rules match on: an absolute command path reduced
+	// Norm is the argv rules match on: an absolute command path reduced
 	// to its base name, git's global options removed.
-	norm []string
-	// unknownArgs says more arguments are appended at run time (xargs).
-	unknownArgs bool
-	// runsCode says why the command runs code rein cannot see (a script,
+	Norm []string
+	// Words are the arguments as paths are checked, Args[0] included.
+	Words []Arg
+	// UnknownArgs says more arguments are appended at run time (xargs).
+	UnknownArgs bool
+	// RunsCode says why the command runs code rein cannot see (a script,
 	// a Makefile, package scripts); only an explicit allow rule lifts it.
-	runsCode string
-	// cwds are the directories the command may run in; cwdUnknown says a
+	RunsCode string
+	// Cwds are the directories the command may run in; CwdUnknown says a
 	// dynamic cd made it unknowable.
-	cwds       []string
-	cwdUnknown bool
-	// afterLinkBy names an earlier command of the same command line that
+	Cwds       []string
+	CwdUnknown bool
+	// words are Words as the analyzer saw them, for the read-only check.
+	words []word
+	// AfterLink names an earlier command of the same command line that
 	// may create links or files (ln, tar -x, git checkout, …): the paths
-	// of this one cannot be resolved at decision time.
-	afterLink   bool
-	afterLinkBy string
+	// of this one cannot be resolved at decision time. "" when none did.
+	AfterLink string
 }
 
 // Redirect is one redirection of a statement.
@@ -79,15 +81,15 @@ type Redirect struct {
 	// Dynamic says Target is only known at run time.
 	Dynamic bool
 
-	path   string
-	pathOK bool
-	glob   bool
-	// cwds and cwdUnknown are the directories the redirect may happen in;
-	// afterLink as in Command.
-	cwds        []string
-	cwdUnknown  bool
-	afterLink   bool
-	afterLinkBy string
+	// Path is Target as a path (~ and $HOME expanded); PathOK says it
+	// is known statically, Glob that it holds an unquoted glob.
+	Path   string
+	PathOK bool
+	Glob   bool
+	// Cwds, CwdUnknown and AfterLink are as in Command.
+	Cwds       []string
+	CwdUnknown bool
+	AfterLink  string
 }
 
 // Finding is a hard denial or a concern found by the analysis.
@@ -119,8 +121,8 @@ func (an *Analysis) filter(hard bool) []Finding {
 	return out
 }
 
-// AnalyzeOptions are the facts a command's meaning depends on.
-type AnalyzeOptions struct {
+// Options are the facts a command's meaning depends on.
+type Options struct {
 	// Workspace is the absolute directory the command runs in.
 	Workspace string
 	// Home is the user's home directory, for ~ and $HOME.
@@ -130,24 +132,17 @@ type AnalyzeOptions struct {
 	Dir string
 }
 
-// Sentinels stand in for an unknown home or workspace, so `rm -rf ~` is
-// still recognised as removing the home directory.
-const (
-	unknownHome      = "/.rein-unknown-home"
-	unknownWorkspace = "/.rein-unknown-workspace"
-)
-
 // Analyze parses a shell command (bash syntax) and extracts every simple
 // command that would run: in pipelines, lists, subshells, groups, control
 // structures, function bodies, command and process substitutions, and in
 // what wrappers (env, xargs, find -exec, bash -c, eval, …) run. It never
 // panics and its work is bounded by the limits above. It is safe for
 // concurrent use.
-func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
+func Analyze(cmd string, opts Options) *Analysis {
 	a := &analyzer{
 		res:       &Analysis{},
-		home:      cleanOr(opts.Home, unknownHome),
-		ws:        cleanOr(opts.Workspace, unknownWorkspace),
+		home:      wspath.CleanOr(opts.Home, wspath.UnknownHome),
+		ws:        wspath.CleanOr(opts.Workspace, wspath.UnknownWorkspace),
 		vars:      map[string]string{},
 		seen:      map[Finding]bool{},
 		execFuncs: map[string]bool{},
@@ -160,7 +155,7 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		resolved:  map[string]string{},
 		calls:     map[string]map[string]bool{},
 	}
-	a.cwds = []string{cleanOr(opts.Dir, a.ws)}
+	a.cwds = []string{wspath.CleanOr(opts.Dir, a.ws)}
 	a.code(cmd, frame{})
 	if len(a.dlFiles) > 0 || len(a.dlVars) > 0 || a.dlUnknown || a.netFD {
 		// What a download writes may run before it in source order
@@ -172,13 +167,6 @@ func Analyze(cmd string, opts AnalyzeOptions) *Analysis {
 		a.guessing--
 	}
 	return a.res
-}
-
-func cleanOr(p, def string) string {
-	if p == "" || !filepath.IsAbs(p) {
-		return def
-	}
-	return filepath.Clean(p)
 }
 
 // analyzer holds the state of one Analyze call.
@@ -221,7 +209,7 @@ type analyzer struct {
 	// wget -O, a redirect of its output): running one is download-exec.
 	dlFiles map[string]bool
 	// linkedBy names the first command seen that may create links or
-	// files whose paths later commands use (see Command.afterLink).
+	// files whose paths later commands use (see Command.AfterLink).
 	linkedBy string
 	seen     map[Finding]bool
 	// assigned are the names any part of the command may assign (an

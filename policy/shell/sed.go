@@ -1,6 +1,10 @@
-package policy
+package shell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
+)
 
 // checkSed allows a sed script only when it uses no command that runs a
 // program (e, the e flag of s) or writes a file (w, W, the w flag).
@@ -55,7 +59,7 @@ func (a *analyzer) checkSed(base string, ws []word, fr frame) {
 			if fr.taint && (cmd == "e" || cmd == "s///e" || cmd == "an address" || cmd == "a long script") {
 				a.hard("download-exec", base+" running commands from a download ("+cmd+") is never allowed")
 			}
-			a.dynamic(base + " script uses " + quoteArg(cmd) + ", which runs a command or writes a file")
+			a.dynamic(base + " script uses " + wspath.Quote(cmd) + ", which runs a command or writes a file")
 			return
 		}
 	}

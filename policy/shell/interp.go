@@ -1,9 +1,11 @@
-package policy
+package shell
 
 import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // interpSpec describes how an interpreter finds the code it runs.
@@ -229,7 +231,7 @@ func (a *analyzer) checkInterpreter(base string, ws []word, fr frame, unknownArg
 		a.scanInline(base, w.text)
 		if net := netToken(texts(ws)); net != "" {
 			if tok := execToken(base, w.text); tok != "" {
-				a.hard("download-exec", base+" code that fetches ("+quoteArg(net)+") and can run what it fetched ("+quoteArg(tok)+") is never allowed")
+				a.hard("download-exec", base+" code that fetches ("+wspath.Quote(net)+") and can run what it fetched ("+wspath.Quote(tok)+") is never allowed")
 			}
 		}
 	}

@@ -1,6 +1,10 @@
-package policy
+package shell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
+)
 
 // Fork bombs and functions: a function that calls itself — by name, as
 // $FUNCNAME, or through other functions — in a pipeline or the background
@@ -39,7 +43,7 @@ func (a *analyzer) dynamicName(ws []word, fr frame) {
 	}
 	a.downloads++ // it may be a downloader
 	if fr.taint {
-		a.hard("download-exec", "piping a download into "+quoteArg(t)+", a command only known at run time (it may be a shell), is never allowed")
+		a.hard("download-exec", "piping a download into "+wspath.Quote(t)+", a command only known at run time (it may be a shell), is never allowed")
 	}
 }
 

@@ -1,4 +1,4 @@
-package policy
+package shell
 
 import (
 	"strconv"
@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // maxWordAlternatives caps the words one brace expansion may produce. A
@@ -167,14 +169,14 @@ func (a *analyzer) part(p syntax.WordPart, fr frame, first bool) []word {
 		return []word{w}
 	case *syntax.ParamExp:
 		w := a.paramWord(p, fr)
-		a.dynamic(quoteArg(w.text) + " is only known at run time, which makes the command unknowable to rein; spell the value out")
+		a.dynamic(wspath.Quote(w.text) + " is only known at run time, which makes the command unknowable to rein; spell the value out")
 		return []word{w}
 	case *syntax.CmdSubst:
 		// In a stage fed by a download, the substitution may read it
 		// ($(cat)): its output counts as downloaded.
 		dl := a.stmtList(p.Stmts, fr.nested()) || fr.taint
 		src := fr.slice(p)
-		a.dynamic("the output of " + quoteArg(src) + " is only known at run time; run it on its own and spell the result out")
+		a.dynamic("the output of " + wspath.Quote(src) + " is only known at run time; run it on its own and spell the result out")
 		out, _ := staticOutput(p)
 		return []word{{text: src, alt: out, globAt: -1, download: dl}}
 	case *syntax.ProcSubst:
@@ -185,11 +187,11 @@ func (a *analyzer) part(p syntax.WordPart, fr frame, first bool) []word {
 			inner.taint, inner.pipeIn, inner.stdinCode, inner.stdinFile = true, true, nil, false
 		}
 		dl := a.stmtList(p.Stmts, inner) || fr.taint
-		a.dynamic("process substitution " + quoteArg(fr.slice(p)) + " connects commands through file descriptors rein cannot follow; use a temporary file")
+		a.dynamic("process substitution " + wspath.Quote(fr.slice(p)) + " connects commands through file descriptors rein cannot follow; use a temporary file")
 		return []word{{text: fr.slice(p), alt: "/dev/fd/63", globAt: -1, download: dl}}
 	case *syntax.ArithmExp:
 		dl := a.scanNested(p, fr)
-		a.dynamic("arithmetic " + quoteArg(fr.slice(p)) + " is evaluated at run time and runs code through array subscripts; spell the value out")
+		a.dynamic("arithmetic " + wspath.Quote(fr.slice(p)) + " is evaluated at run time and runs code through array subscripts; spell the value out")
 		return []word{{text: fr.slice(p), globAt: -1, download: dl}}
 	case *syntax.ExtGlob:
 		src := fr.slice(p)
@@ -236,7 +238,7 @@ func (a *analyzer) unquotedLit(raw string, first bool) word {
 			w.path = a.home + rest
 		default: // ~user, ~+ ($PWD), ~- ($OLDPWD): known only at run time
 			w.pathOK = false
-			a.dynamic(quoteArg(prefix) + " expands to a directory only known at run time; write the path out")
+			a.dynamic(wspath.Quote(prefix) + " expands to a directory only known at run time; write the path out")
 		}
 		if w.globAt >= 0 {
 			w.globAt += len(w.path) - len(w.text)

@@ -1,10 +1,12 @@
-package policy
+package shell
 
 import (
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // Device writes are decided on where a path leads, not how it is spelled:
@@ -48,7 +50,7 @@ var passThrough = map[string]bool{"env": true, "command": true, "xargs": true, "
 func unrootProc(p string) string {
 	p = path.Clean(p)
 	for range 8 {
-		q := procAlias(p)
+		q := wspath.ProcAlias(p)
 		if q == p {
 			break
 		}
@@ -81,10 +83,10 @@ func isRawDevice(p string) bool {
 // /sys.
 func kernelTarget(p string) bool {
 	switch {
-	case p == "/proc/sysrq-trigger" || p == "/proc/kcore" || within(p, "/proc/sys") || within(p, "/sys"):
+	case p == "/proc/sysrq-trigger" || p == "/proc/kcore" || wspath.Within(p, "/proc/sys") || wspath.Within(p, "/sys"):
 		return true
 	case strings.HasPrefix(p, "/proc/"):
-		if rest, ok := procEntry(p, "mem"); ok && rest == "" {
+		if rest, ok := wspath.ProcEntry(p, "mem"); ok && rest == "" {
 			return true
 		}
 	}
@@ -111,7 +113,7 @@ func statDevice(p string) bool {
 func (a *analyzer) anyRawDevice(paths []string) bool {
 	for _, p := range paths {
 		p = unrootProc(p)
-		if isRawDevice(p) || path.IsAbs(p) && !within(p, a.ws) && statDevice(p) {
+		if isRawDevice(p) || path.IsAbs(p) && !wspath.Within(p, a.ws) && statDevice(p) {
 			return true
 		}
 	}
@@ -130,7 +132,7 @@ func (a *analyzer) deviceTarget(w word) string {
 	if p == "" {
 		return ""
 	}
-	for _, c := range pathCandidates(p) {
+	for _, c := range wspath.Candidates(p) {
 		if a.anyRawDevice(a.absPaths(c)) || a.anyRawDevice(a.reached(c)) || a.anyRawDevice(a.procCwdPaths(c)) {
 			return c
 		}
@@ -142,7 +144,7 @@ func (a *analyzer) deviceTarget(w word) string {
 // directory the command may run in (for self) and in / (another
 // process, say init, may sit there).
 func (a *analyzer) procCwdPaths(p string) []string {
-	rest, ok := procEntry(unrootProc(p), "cwd")
+	rest, ok := wspath.ProcEntry(unrootProc(p), "cwd")
 	if !ok {
 		return nil
 	}
@@ -168,7 +170,7 @@ func (a *analyzer) checkDeviceWrites(base string, ws []word) {
 			continue
 		}
 		if dev := a.deviceTarget(w); dev != "" {
-			a.hard("raw-device", base+" writing to the device "+quoteArg(dev)+" is never allowed")
+			a.hard("raw-device", base+" writing to the device "+wspath.Quote(dev)+" is never allowed")
 			return
 		}
 	}

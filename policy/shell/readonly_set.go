@@ -1,7 +1,9 @@
-package policy
+package shell
 
 import (
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // The read-only set: the commands, and for each the options, that the
@@ -178,7 +180,7 @@ func (c readOnlyCommand) parseArgs(args []word) (operands []word, why string) {
 			return nil, "it is missing an argument"
 		}
 		if !c.leadingDash && len(args) > 0 && strings.HasPrefix(args[0].text, "-") && args[0].text != "--" {
-			return nil, "its first argument " + quoteArg(args[0].text) + " would be an option"
+			return nil, "its first argument " + wspath.Quote(args[0].text) + " would be an option"
 		}
 		return args, ""
 	}
@@ -188,7 +190,7 @@ func (c readOnlyCommand) parseArgs(args []word) (operands []word, why string) {
 		switch {
 		case endOpts || t == "-" || !strings.HasPrefix(t, "-"):
 			if c.noPlusOperand && strings.HasPrefix(t, "+") {
-				return nil, "the operand " + quoteArg(t) + " may be read as the obsolete option +N[f], which can follow the file forever"
+				return nil, "the operand " + wspath.Quote(t) + " may be read as the obsolete option +N[f], which can follow the file forever"
 			}
 			operands = append(operands, args[i])
 		case t == "--":
@@ -197,25 +199,25 @@ func (c readOnlyCommand) parseArgs(args []word) (operands []word, why string) {
 			name, val, hasVal := strings.Cut(t, "=")
 			kind, ok := c.long[name]
 			if !ok {
-				return nil, "the option " + quoteArg(t) + " is not one rein knows to be read-only"
+				return nil, "the option " + wspath.Quote(t) + " is not one rein knows to be read-only"
 			}
 			if kind == noValue {
 				if hasVal {
-					return nil, "the option " + quoteArg(name) + " takes no value"
+					return nil, "the option " + wspath.Quote(name) + " takes no value"
 				}
 				continue
 			}
 			if !hasVal {
 				if i++; i == len(args) {
-					return nil, "the option " + quoteArg(name) + " is missing its value"
+					return nil, "the option " + wspath.Quote(name) + " is missing its value"
 				}
 				val = args[i].text
 			}
 			if !validValue(kind, val) {
-				return nil, "the value " + quoteArg(val) + " of " + quoteArg(name) + " is not a count"
+				return nil, "the value " + wspath.Quote(val) + " of " + wspath.Quote(name) + " is not a count"
 			}
 		default:
-			if c.digitOption && i == 0 && allDigits(t[1:]) && len(t) <= 19 {
+			if c.digitOption && i == 0 && wspath.AllDigits(t[1:]) && len(t) <= 19 {
 				continue
 			}
 			var why string
@@ -239,7 +241,7 @@ func (c readOnlyCommand) shortCluster(args []word, i int) (int, string) {
 		}
 		kind, ok := c.shortValue[ch]
 		if !ok {
-			return i, "the option -" + string(rune(ch)) + " (in " + quoteArg(t) + ") is not one rein knows to be read-only"
+			return i, "the option -" + string(rune(ch)) + " (in " + wspath.Quote(t) + ") is not one rein knows to be read-only"
 		}
 		val := t[j+1:]
 		if val == "" {
@@ -249,7 +251,7 @@ func (c readOnlyCommand) shortCluster(args []word, i int) (int, string) {
 			val = args[i].text
 		}
 		if !validValue(kind, val) {
-			return i, "the value " + quoteArg(val) + " of -" + string(rune(ch)) + " is not a count"
+			return i, "the value " + wspath.Quote(val) + " of -" + string(rune(ch)) + " is not a count"
 		}
 		return i, ""
 	}
@@ -261,7 +263,7 @@ func validValue(k valueKind, v string) bool {
 	switch k {
 	case countValue:
 		v = strings.TrimPrefix(strings.TrimPrefix(v, "+"), "-")
-		return allDigits(v) && len(v) <= 18
+		return wspath.AllDigits(v) && len(v) <= 18
 	case textValue:
 		return true
 	}
