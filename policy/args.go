@@ -52,6 +52,22 @@ func (a callArgs) strings(field string) (vals []string, bad bool) {
 	return vals, bad
 }
 
+// CommandLines returns the command lines of a call to an exec tool: the
+// values of its spec's Effects.CommandArg. bad says the arguments are not
+// a JSON object or a value is not a string. A call to a tool that is not
+// an exec tool with a command argument has none.
+func CommandLines(c Call) (cmds []string, bad bool) {
+	eff := c.Spec.Effects
+	if !eff.Exec || eff.CommandArg == "" {
+		return nil, false
+	}
+	args, err := parseArgs(c.Args)
+	if err != nil {
+		return nil, true
+	}
+	return args.strings(eff.CommandArg)
+}
+
 // relPath turns a path argument into the form path rules match: relative
 // to the workspace when inside it, absolute otherwise.
 func (e *Engine) relPath(p string) string {

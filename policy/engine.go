@@ -134,7 +134,7 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	ws := canonicalWorkspace(cfg.Workspace)
+	ws := CanonicalWorkspace(cfg.Workspace)
 	if err := cfg.Network.Validate(); err != nil {
 		return nil, fmt.Errorf("policy: [network]: %w", err)
 	}

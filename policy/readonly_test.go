@@ -20,7 +20,7 @@ import (
 // home directory (outside it).
 func readOnlyWorkspace(t testing.TB) (ws, home string) {
 	t.Helper()
-	ws, home = canonicalWorkspace(t.TempDir()), canonicalWorkspace(t.TempDir())
+	ws, home = CanonicalWorkspace(t.TempDir()), CanonicalWorkspace(t.TempDir())
 	for _, d := range []string{"sub/deep", "docs", ".git/hooks", ".rein", "secrets", ".state", ".ssh", "outdir"} {
 		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -199,7 +199,7 @@ var specRunDir = func() tool.Spec {
 // gets no read-only allowance, since the home's secret stores would be
 // inside it.
 func TestReadOnlyHomeInWorkspace(t *testing.T) {
-	ws := canonicalWorkspace(t.TempDir())
+	ws := CanonicalWorkspace(t.TempDir())
 	home := filepath.Join(ws, "home")
 	if err := os.MkdirAll(filepath.Join(home, ".aws"), 0o755); err != nil {
 		t.Fatal(err)

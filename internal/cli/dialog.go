@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinharness/rein/internal/approve"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/policy/shell"
@@ -39,7 +40,7 @@ type dialogApprover struct {
 
 func newDialogApprover(f *tuiFront, ws *workspace.Workspace, perms *permissionStore, engine policy.Decider) *dialogApprover {
 	d := &dialogApprover{front: f, ws: ws, perms: perms}
-	d.inner = policy.Console(strings.NewReader(""), io.Discard, policy.ConsoleOptions{Workspace: ws.Dir(), Decider: engine, ReadLine: d.readLine})
+	d.inner = approve.Console(strings.NewReader(""), io.Discard, approve.ConsoleOptions{Workspace: ws.Dir(), Decider: engine, ReadLine: d.readLine})
 	return d
 }
 

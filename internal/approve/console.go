@@ -1,4 +1,4 @@
-package policy
+package approve
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/policy/shell"
 )
 
@@ -24,10 +25,10 @@ type ConsoleOptions struct {
 	// recorded in Approved. Without either, [a]lways is not offered.
 	Workspace string
 	// Approved records the rules approved with [a]lways.
-	Approved ApprovedStore
+	Approved policy.ApprovedStore
 	// Decider, when set, keeps [a]lways from writing rules for the
 	// simple commands it already allows (`cd dir` in `cd dir && make`).
-	Decider Decider
+	Decider policy.Decider
 	// Now stamps the comment above written rules and times the Settle
 	// window; nil means time.Now.
 	Now func() time.Time
@@ -93,7 +94,7 @@ func Console(in io.Reader, out io.Writer, opts ConsoleOptions) *ConsoleApprover 
 	}
 	c := &ConsoleApprover{in: in, out: out, opts: opts, session: newSessionMemory(), stop: make(chan struct{})}
 	if opts.Workspace != "" {
-		c.ws = canonicalWorkspace(opts.Workspace)
+		c.ws = policy.CanonicalWorkspace(opts.Workspace)
 	}
 	if c.term = opts.Terminal; c.term == nil {
 		c.term, _ = in.(*os.File)
@@ -116,9 +117,9 @@ func Console(in io.Reader, out io.Writer, opts ConsoleOptions) *ConsoleApprover 
 // again before the call is denied.
 const maxPromptAttempts = 5
 
-// Approve implements Approver.
-func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (Decision, error) {
-	if d.Action != Ask {
+// Approve implements policy.Approver.
+func (c *ConsoleApprover) Approve(ctx context.Context, call policy.Call, d policy.Decision) (policy.Decision, error) {
+	if d.Action != policy.Ask {
 		return d, nil
 	}
 	c.mu.Lock()
@@ -126,7 +127,7 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 	home, _ := os.UserHomeDir()
 	sh := callShape(call, shell.Options{Workspace: c.ws, Home: home})
 	if c.session.allows(sh) {
-		return Decision{Action: Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
+		return policy.Decision{Action: policy.Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
 	}
 	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec) && alwaysLifts(d)
 	if c.term != nil {
@@ -183,12 +184,12 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call Call, d Decision) (D
 	return c.denied(call, "denied: no valid answer from the user"), nil
 }
 
-func (c *ConsoleApprover) allowed(call Call, why, rule string) Decision {
-	return Decision{Action: Allow, Reason: call.Spec.Name + " was " + why, Rule: rule}
+func (c *ConsoleApprover) allowed(call policy.Call, why, rule string) policy.Decision {
+	return policy.Decision{Action: policy.Allow, Reason: call.Spec.Name + " was " + why, Rule: rule}
 }
 
-func (c *ConsoleApprover) denied(call Call, why string) Decision {
-	return Decision{Action: Deny, Reason: call.Spec.Name + " was " + why, Rule: "approver:console"}
+func (c *ConsoleApprover) denied(call policy.Call, why string) policy.Decision {
+	return policy.Decision{Action: policy.Deny, Reason: call.Spec.Name + " was " + why, Rule: "approver:console"}
 }
 
 func choices(always bool) string {
@@ -203,22 +204,20 @@ func choices(always bool) string {
 // field is model-controlled (the reason quotes the command) and is shown
 // escaped (termsafe.Line), so control characters cannot make the prompt
 // read differently from what [y]es approves.
-func (c *ConsoleApprover) show(call Call, d Decision, always bool) {
+func (c *ConsoleApprover) show(call policy.Call, d policy.Decision, always bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nrein wants to run %s\n", termsafe.Line(call.Spec.Name))
 	width := c.width()
 	eff := call.Spec.Effects
 	shownCmd, escaped := false, false
 	if eff.Exec && eff.CommandArg != "" {
-		if args, err := parseArgs(call.Args); err == nil {
-			if cmds, _ := args.strings(eff.CommandArg); len(cmds) > 0 {
-				for _, cmd := range cmds {
-					shown := termsafe.Line(cmd)
-					escaped = escaped || shown != cmd
-					writeWrapped(&b, "  command: ", shown, width)
-				}
-				shownCmd = true
+		if cmds, _ := policy.CommandLines(call); len(cmds) > 0 {
+			for _, cmd := range cmds {
+				shown := termsafe.Line(cmd)
+				escaped = escaped || shown != cmd
+				writeWrapped(&b, "  command: ", shown, width)
 			}
+			shownCmd = true
 		}
 	}
 	if !shownCmd {
@@ -338,34 +337,34 @@ func (c *ConsoleApprover) readLine(ctx context.Context) (string, error) {
 
 // always writes the exact rule for the call to the project configuration,
 // records its approval outside the project, and prints it.
-func (c *ConsoleApprover) always(ctx context.Context, call Call, sh shape) error {
-	var tools []ToolRule
-	var commands []CommandRule
+func (c *ConsoleApprover) always(ctx context.Context, call policy.Call, sh shape) error {
+	var tools []policy.ToolRule
+	var commands []policy.CommandRule
 	if len(sh.argvs) == 0 {
-		tools = []ToolRule{{Name: call.Spec.Name, Action: "allow"}}
+		tools = []policy.ToolRule{{Name: call.Spec.Name, Action: "allow"}}
 	}
 	for _, argv := range sh.argvs {
-		if c.alreadyAllowed(ctx, call, argv) || slices.ContainsFunc(commands, func(r CommandRule) bool { return slices.Equal(r.Prefix, argv) }) {
+		if c.alreadyAllowed(ctx, call, argv) || slices.ContainsFunc(commands, func(r policy.CommandRule) bool { return slices.Equal(r.Prefix, argv) }) {
 			continue
 		}
-		commands = append(commands, CommandRule{Prefix: argv, Exact: true, Action: "allow", Match: []string{shellJoin(argv)}})
+		commands = append(commands, policy.CommandRule{Prefix: argv, Exact: true, Action: "allow", Match: []string{shellJoin(argv)}})
 	}
 	if len(tools)+len(commands) == 0 {
 		return errors.New("every command is already allowed")
 	}
-	path := ProjectConfigPath(c.ws)
+	path := policy.ProjectConfigPath(c.ws)
 	comment := fmt.Sprintf("Approved \"always for this project\" in rein on %s.", c.opts.Now().UTC().Format("2006-01-02"))
-	text, err := AppendRules(path, tools, commands, comment)
+	text, err := policy.AppendRules(path, tools, commands, comment)
 	if err != nil {
 		return err
 	}
 	for _, r := range tools {
-		if err := c.opts.Approved.Approve(c.ws, compileTool(r).fingerprint(c.ws), "tool "+r.Name+" allow"); err != nil {
+		if err := c.opts.Approved.Approve(c.ws, r.Fingerprint(c.ws), "tool "+r.Name+" allow"); err != nil {
 			return err
 		}
 	}
 	for _, r := range commands {
-		if err := c.opts.Approved.Approve(c.ws, compileCommand(r).fingerprint(c.ws), "command "+shellJoin(r.Prefix)+" allow (exactly)"); err != nil {
+		if err := c.opts.Approved.Approve(c.ws, r.Fingerprint(c.ws), "command "+shellJoin(r.Prefix)+" allow (exactly)"); err != nil {
 			return err
 		}
 	}
@@ -379,7 +378,7 @@ func (c *ConsoleApprover) always(ctx context.Context, call Call, sh shape) error
 // exact rule is more specific), but not a user's ask rule for the tool as
 // a whole (a tie, which the stricter rule wins), the project's own rules,
 // path rules, or what the analysis could not see.
-func alwaysLifts(d Decision) bool {
+func alwaysLifts(d policy.Decision) bool {
 	switch {
 	case strings.HasPrefix(d.Rule, "preset:"), d.Rule == "annotation:destructive":
 		return true
@@ -394,7 +393,7 @@ func alwaysLifts(d Decision) bool {
 
 // alreadyAllowed asks the optional Decider whether one simple command is
 // already allowed on its own.
-func (c *ConsoleApprover) alreadyAllowed(ctx context.Context, call Call, argv []string) bool {
+func (c *ConsoleApprover) alreadyAllowed(ctx context.Context, call policy.Call, argv []string) bool {
 	if c.opts.Decider == nil {
 		return false
 	}
@@ -402,6 +401,6 @@ func (c *ConsoleApprover) alreadyAllowed(ctx context.Context, call Call, argv []
 	if err != nil {
 		return false
 	}
-	one := Call{ID: call.ID, Spec: call.Spec, Args: args}
-	return c.opts.Decider.Decide(ctx, one).Action == Allow
+	one := policy.Call{ID: call.ID, Spec: call.Spec, Args: args}
+	return c.opts.Decider.Decide(ctx, one).Action == policy.Allow
 }

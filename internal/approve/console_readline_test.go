@@ -1,4 +1,4 @@
-package policy
+package approve
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // TestConsoleReadLineSharesInput checks ConsoleOptions.ReadLine: the
@@ -29,10 +31,10 @@ func TestConsoleReadLineSharesInput(t *testing.T) {
 	var out bytes.Buffer
 	in := &countingReader{}
 	c := Console(in, &out, ConsoleOptions{ReadLine: readLine})
-	e := newEngine(t, PresetEditor, nil, nil, nil)
+	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
-	if err != nil || d.Action != Deny || d.Reason != "run_command was denied by the user: use make" {
+	if err != nil || d.Action != policy.Deny || d.Reason != "run_command was denied by the user: use make" {
 		t.Fatalf("Approve = %+v, %v; want the user's denial with its reason", d, err)
 	}
 	if len(queue) != 1 || queue[0] != "next chat line" {
@@ -44,7 +46,7 @@ func TestConsoleReadLineSharesInput(t *testing.T) {
 	// The end of the input denies, as with the approver's own reader.
 	queue = nil
 	d, err = c.Approve(context.Background(), call, askDecision(t, e, call))
-	if err != nil || d.Action != Deny || !strings.Contains(d.Reason, io.EOF.Error()) {
+	if err != nil || d.Action != policy.Deny || !strings.Contains(d.Reason, io.EOF.Error()) {
 		t.Errorf("at end of input: %+v, %v", d, err)
 	}
 	// A cancelled prompt reports the context's error.

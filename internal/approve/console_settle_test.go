@@ -1,4 +1,4 @@
-package policy
+package approve
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // scriptedLines is a ReadLine whose lines arrive at given offsets from
@@ -46,7 +48,7 @@ func (s *scriptedLines) readLine(ctx context.Context) (string, error) {
 // settle time (typed ahead, or typed on while the question appeared) do
 // not answer, whatever they say; a line after it does.
 func TestConsoleIgnoresAnswersBeforeItSettled(t *testing.T) {
-	e := newEngine(t, PresetEditor, nil, nil, nil)
+	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	for _, early := range []string{"s", "y", "yes", "session", "a", "S "} {
 		t.Run(early, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestConsoleIgnoresAnswersBeforeItSettled(t *testing.T) {
 			var out bytes.Buffer
 			c := Console(nil, &out, ConsoleOptions{ReadLine: src.readLine, Now: src.clock, Settle: DefaultSettle})
 			d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
-			if err != nil || d.Action != Deny || d.Reason != "run_command was denied by the user" {
+			if err != nil || d.Action != policy.Deny || d.Reason != "run_command was denied by the user" {
 				t.Fatalf("Approve = %+v, %v; want the denial typed after the settle time\n%s", d, err, out.String())
 			}
 			if n := strings.Count(out.String(), "it came before you could read the question"); n != 3 {
@@ -65,7 +67,7 @@ func TestConsoleIgnoresAnswersBeforeItSettled(t *testing.T) {
 			}
 			// The session memory took nothing from the early "s".
 			d, _ = c.Approve(context.Background(), call, askDecision(t, e, call))
-			if d.Action == Allow {
+			if d.Action == policy.Allow {
 				t.Errorf("a later call was allowed by %s", d.Rule)
 			}
 		})
@@ -75,12 +77,12 @@ func TestConsoleIgnoresAnswersBeforeItSettled(t *testing.T) {
 // TestConsoleEnterAloneNeverApproves: empty lines (and blanks) are not
 // an answer, and five of them deny.
 func TestConsoleEnterAloneNeverApproves(t *testing.T) {
-	e := newEngine(t, PresetEditor, nil, nil, nil)
+	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	var out bytes.Buffer
 	c := Console(strings.NewReader("\n \n\r\n\t\n\n"), &out, ConsoleOptions{})
 	d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
-	if err != nil || d.Action != Deny || d.Reason != "run_command was denied: no valid answer from the user" {
+	if err != nil || d.Action != policy.Deny || d.Reason != "run_command was denied: no valid answer from the user" {
 		t.Fatalf("Approve = %+v, %v", d, err)
 	}
 	if !strings.Contains(out.String(), "Enter alone does not answer") {
@@ -92,14 +94,14 @@ func TestConsoleEnterAloneNeverApproves(t *testing.T) {
 // width, never clipped, every control character escaped, so the part
 // past the window (the reset at the end) is on screen.
 func TestConsoleShowsTheWholeCommand(t *testing.T) {
-	e := newEngine(t, PresetEditor, nil, nil, nil)
+	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	tail := " && git reset --hard HEAD~1"
 	cmd := "echo " + strings.Repeat("x", 400-len("echo ")-len(tail)-len("\x1b]52;c;aGk=\x07")) + "\x1b]52;c;aGk=\x07" + tail
 	for _, width := range []int{120, 80, 40, 20} {
 		call := runCall(cmd)
 		var out bytes.Buffer
 		c := Console(strings.NewReader("n\n\n"), &out, ConsoleOptions{Width: width})
-		if d, _ := c.Approve(context.Background(), call, askDecision(t, e, call)); d.Action != Deny {
+		if d, _ := c.Approve(context.Background(), call, askDecision(t, e, call)); d.Action != policy.Deny {
 			t.Fatalf("width %d: %+v", width, d)
 		}
 		text := out.String()

@@ -1,4 +1,4 @@
-package policy
+package approve
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // openPTY returns a pseudo-terminal's controller and terminal ends.
@@ -61,7 +63,7 @@ func (s *syncBuffer) String() string {
 // so that Enter is an empty answer, not "y". The "n" typed next does.
 func TestConsoleTerminalDiscardsTypeAhead(t *testing.T) {
 	ctl, tty := openPTY(t)
-	e := newEngine(t, PresetEditor, nil, nil, nil)
+	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	out := &syncBuffer{}
 	c := Console(tty, out, ConsoleOptions{})
@@ -70,7 +72,7 @@ func TestConsoleTerminalDiscardsTypeAhead(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond) // the line discipline has it
 	type result struct {
-		d   Decision
+		d   policy.Decision
 		err error
 	}
 	done := make(chan result, 1)
@@ -96,7 +98,7 @@ func TestConsoleTerminalDiscardsTypeAhead(t *testing.T) {
 	ctl.WriteString("n\n\n")
 	select {
 	case r := <-done:
-		if r.err != nil || r.d.Action != Deny || r.d.Reason != "run_command was denied by the user" {
+		if r.err != nil || r.d.Action != policy.Deny || r.d.Reason != "run_command was denied by the user" {
 			t.Fatalf("Approve = %+v, %v\n%s", r.d, r.err, out.String())
 		}
 	case <-time.After(5 * time.Second):

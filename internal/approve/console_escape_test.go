@@ -1,8 +1,10 @@
-package policy
+package approve
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // TestConsolePromptEscapesControls is the attack on the approval prompt:
@@ -12,7 +14,7 @@ import (
 func TestConsolePromptEscapesControls(t *testing.T) {
 	f := newConsoleFixture(t, "n\n\n")
 	cmd := "python3 evil.py\r\x1b[2Kls -la \u202eevil\u200b\nsecond line"
-	if d := f.approve(t, runCall(cmd)); d.Action != Deny {
+	if d := f.approve(t, runCall(cmd)); d.Action != policy.Deny {
 		t.Fatalf("decision: %+v", d)
 	}
 	out := f.out.String()

@@ -1,4 +1,4 @@
-package policy
+package approve
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/reinharness/rein/policy"
 )
 
 // TestConsoleCloseReleasesTheReader checks that the approver's own reader
@@ -17,10 +19,10 @@ func TestConsoleCloseReleasesTheReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := strings.NewReader("y\n" + strings.Repeat("keys typed for something else\n", 20))
 		c := Console(in, io.Discard, ConsoleOptions{Settle: -1})
-		e := newEngine(t, PresetEditor, nil, nil, nil)
+		e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 		call := runCall("go build ./...")
 		d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
-		if err != nil || d.Action != Allow {
+		if err != nil || d.Action != policy.Allow {
 			t.Fatalf("Approve = %+v, %v; want allowed once", d, err)
 		}
 		synctest.Wait() // the reader now holds the next line
@@ -40,10 +42,10 @@ func TestConsoleApproveAfterClose(t *testing.T) {
 		in := strings.NewReader(strings.Repeat("y\n", 20))
 		c := Console(in, io.Discard, ConsoleOptions{Settle: -1})
 		c.Close()
-		e := newEngine(t, PresetEditor, nil, nil, nil)
+		e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 		call := runCall("go build ./...")
 		d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
-		if err != nil || d.Action != Deny || !strings.Contains(d.Reason, "input closed") {
+		if err != nil || d.Action != policy.Deny || !strings.Contains(d.Reason, "input closed") {
 			t.Errorf("Approve after Close = %+v, %v; want denied, input closed", d, err)
 		}
 	})
