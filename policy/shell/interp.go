@@ -83,87 +83,129 @@ func (a *analyzer) interp(base string, ws []word) (interpRun, bool) {
 	if !ok {
 		return interpRun{}, false
 	}
-	run := interpRun{shell: spec.shell}
-	dashC, dashS, other := false, false, false
+	sc := &interpScan{spec: spec, ws: ws, run: interpRun{shell: spec.shell}}
+	i := sc.options()
+	sc.operands(ws[min(i, len(ws)):])
+	return sc.run, true
+}
+
+// interpScan is interp's walk over an interpreter's arguments: the
+// options per the spec, then the operand that is the script.
+type interpScan struct {
+	spec interpSpec
+	ws   []word
+	run  interpRun
+	// dashC and dashS are a shell's -c and -s; other says an option
+	// gave the code or a module, so no operand is the script.
+	dashC, dashS, other bool
+}
+
+// options walks the options and returns the index of the first operand.
+func (sc *interpScan) options() int {
+	ws, spec := sc.ws, sc.spec
 	i := 1
 	for i < len(ws) {
 		t := ws[i].text
 		if t == "--" {
-			i++
-			break
+			return i + 1
 		}
 		if t == "-" || len(t) < 2 || (t[0] != '-' && !(spec.shell && t[0] == '+')) {
-			break
+			return i
 		}
 		if strings.HasPrefix(t, "--") || (!spec.shell && len(spec.longCode) > 0 && slices.Contains(spec.longCode, t)) {
-			name, _, hasValue := strings.Cut(t, "=")
-			switch {
-			case slices.Contains(spec.longCode, name):
-				other = true
-				v := ws[i]
-				_, v.text, _ = strings.Cut(t, "=")
-				if !hasValue && i+1 < len(ws) {
-					v = ws[i+1]
-					i++
-				}
-				run.code = append(run.code, v)
-				run.inline = append(run.inline, v)
-			case spec.shell && (name == "--rcfile" || name == "--init-file") && !hasValue && i+1 < len(ws):
-				run.code = append(run.code, ws[i+1])
-				i++
-			}
-			i++
+			i = sc.long(i) + 1
 			continue
 		}
-		for j := 1; j < len(t); j++ {
-			c := t[j]
-			switch {
-			case spec.shell && c == 'c':
-				dashC = true
-			case spec.shell && c == 's':
-				dashS = true
-			case spec.shell && (c == 'o' || c == 'O'):
-				i++
-				j = len(t)
-			case strings.IndexByte(spec.code, c) >= 0, strings.IndexByte(spec.value, c) >= 0,
-				strings.IndexByte(spec.module, c) >= 0:
-				v := ws[i]
-				v.text = t[j+1:]
-				if v.text == "" && i+1 < len(ws) {
-					i++
-					v = ws[i]
-				}
-				if strings.IndexByte(spec.code, c) >= 0 {
-					run.code = append(run.code, v)
-					run.inline = append(run.inline, v)
-					other = true
-				}
-				if strings.IndexByte(spec.module, c) >= 0 {
-					other = true
-				}
-				j = len(t)
-			}
+		i = sc.short(i) + 1
+	}
+	return i
+}
+
+// long reads the long option at i (and its value); it returns the index
+// of the last word it used.
+func (sc *interpScan) long(i int) int {
+	ws, spec := sc.ws, sc.spec
+	t := ws[i].text
+	name, _, hasValue := strings.Cut(t, "=")
+	switch {
+	case slices.Contains(spec.longCode, name):
+		sc.other = true
+		v := ws[i]
+		_, v.text, _ = strings.Cut(t, "=")
+		if !hasValue && i+1 < len(ws) {
+			v = ws[i+1]
+			i++
 		}
+		sc.run.code = append(sc.run.code, v)
+		sc.run.inline = append(sc.run.inline, v)
+	case spec.shell && (name == "--rcfile" || name == "--init-file") && !hasValue && i+1 < len(ws):
+		sc.run.code = append(sc.run.code, ws[i+1])
 		i++
 	}
-	operands := ws[min(i, len(ws)):]
-	switch {
-	case dashC:
-		if len(operands) > 0 {
-			run.shellCode = &operands[0]
-			run.code = append(run.code, operands[0])
+	return i
+}
+
+// short reads the cluster of short options at i; it returns the index of
+// the last word it used.
+func (sc *interpScan) short(i int) int {
+	spec := sc.spec
+	t := sc.ws[i].text
+	for j := 1; j < len(t); j++ {
+		c := t[j]
+		switch {
+		case spec.shell && c == 'c':
+			sc.dashC = true
+		case spec.shell && c == 's':
+			sc.dashS = true
+		case spec.shell && (c == 'o' || c == 'O'):
+			return i + 1
+		case strings.IndexByte(spec.code, c) >= 0, strings.IndexByte(spec.value, c) >= 0,
+			strings.IndexByte(spec.module, c) >= 0:
+			return sc.optionValue(i, j)
 		}
-	case dashS:
-		run.fromStdin = true
-	case other:
-	case len(operands) > 0 && isStdinPath(operands[0].text):
-		run.fromStdin = true
-	case len(operands) > 0 && operands[0].text != "-":
-		run.code = append(run.code, operands[0])
-	default:
-		run.fromStdin = true
 	}
-	return run, true
+	return i
+}
+
+// optionValue reads the value of the short option at t[j] of word i:
+// the rest of the word, or the next word.
+func (sc *interpScan) optionValue(i, j int) int {
+	t, c := sc.ws[i].text, sc.ws[i].text[j]
+	v := sc.ws[i]
+	v.text = t[j+1:]
+	if v.text == "" && i+1 < len(sc.ws) {
+		i++
+		v = sc.ws[i]
+	}
+	if strings.IndexByte(sc.spec.code, c) >= 0 {
+		sc.run.code = append(sc.run.code, v)
+		sc.run.inline = append(sc.run.inline, v)
+		sc.other = true
+	}
+	if strings.IndexByte(sc.spec.module, c) >= 0 {
+		sc.other = true
+	}
+	return i
+}
+
+// operands decides where the code comes from once the options are read.
+func (sc *interpScan) operands(operands []word) {
+	switch {
+	case sc.dashC:
+		if len(operands) > 0 {
+			sc.run.shellCode = &operands[0]
+			sc.run.code = append(sc.run.code, operands[0])
+		}
+	case sc.dashS:
+		sc.run.fromStdin = true
+	case sc.other:
+	case len(operands) > 0 && isStdinPath(operands[0].text):
+		sc.run.fromStdin = true
+	case len(operands) > 0 && operands[0].text != "-":
+		sc.run.code = append(sc.run.code, operands[0])
+	default:
+		sc.run.fromStdin = true
+	}
 }
 
 // isStdinPath reports whether a script operand names standard input.
