@@ -75,17 +75,8 @@ func dynamicLoader(base string) bool {
 // unwrap returns what a command runs when it is a wrapper; for any other
 // command the result is empty.
 func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
-	name := ws[0].text
-	if v, ok := a.aliases[name]; ok {
-		code := joinWords(append([]word{v}, ws[1:]...))
-		return unwrapped{label: "alias " + name, code: &code, alias: name}
-	}
-	if a.evalFuncs[name] && len(ws) > 1 {
-		code := joinWords(ws[1:])
-		return unwrapped{label: "function " + name, code: &code}
-	}
-	if a.execFuncs[name] && len(ws) > 1 {
-		return unwrapped{label: "function " + name, inner: [][]word{ws[1:]}, keepSelf: true}
+	if u, ok := a.unwrapDefined(ws); ok {
+		return u
 	}
 	if spec, ok := wrappers[base]; ok {
 		return unwrapped{label: base, inner: nonEmpty(genericInner(spec, ws))}
@@ -94,58 +85,10 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 		// ld.so PROGRAM runs PROGRAM: /lib64/ld-linux-x86-64.so.2 /bin/sh.
 		return unwrapped{label: base, inner: nonEmpty(genericInner(loaderSpec, ws))}
 	}
-	switch base {
-	case "env":
-		return a.unwrapEnv(ws, fr)
-	case "command":
-		return unwrapCommand(ws)
-	case "xargs":
-		return unwrapXargs(ws)
-	case "find":
-		return a.unwrapFind(ws)
-	case "watch":
-		return unwrapWatch(ws)
-	case "flock":
-		return unwrapFlock(ws)
-	case "busybox", "toybox":
-		if len(ws) > 1 && !strings.HasPrefix(ws[1].text, "-") {
-			return unwrapped{label: base, inner: [][]word{ws[1:]}}
+	if f, ok := unwrappers[base]; ok {
+		if u, done := f(a, base, ws, fr); done {
+			return u
 		}
-	case "script":
-		for i := 1; i < len(ws); i++ {
-			t := ws[i].text
-			switch {
-			case strings.HasPrefix(t, "--command="):
-				w := ws[i]
-				w.text = strings.TrimPrefix(t, "--command=")
-				return unwrapped{label: "script -c", code: &w}
-			case t == "--command" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.HasSuffix(t, "c"):
-				if i+1 < len(ws) {
-					return unwrapped{label: "script -c", code: &ws[i+1]}
-				}
-			case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "c"):
-				w := ws[i]
-				w.text = t[strings.IndexByte(t, 'c')+1:]
-				return unwrapped{label: "script -c", code: &w}
-			}
-		}
-	case "eval":
-		if len(ws) > 1 {
-			code := joinWords(ws[1:])
-			return unwrapped{label: "eval", code: &code}
-		}
-	case "git":
-		return a.unwrapGit(ws)
-	case "parallel":
-		return a.unwrapParallel(ws, fr)
-	case "trap":
-		return unwrapTrap(ws)
-	case "alias":
-		a.defineAliases(ws)
-	case "ssh":
-		a.remoteCommand(ws, fr)
-	case "at", "batch":
-		return a.unwrapAt(base, ws, fr)
 	}
 	if run, ok := a.interp(base, ws); ok && run.shell {
 		switch {
@@ -156,6 +99,109 @@ func (a *analyzer) unwrap(base string, ws []word, fr frame) unwrapped {
 		}
 	}
 	return unwrapped{}
+}
+
+// unwrapDefined unwraps what the command line itself defined: an alias,
+// a function that evals its arguments or runs them as a command.
+func (a *analyzer) unwrapDefined(ws []word) (unwrapped, bool) {
+	name := ws[0].text
+	if v, ok := a.aliases[name]; ok {
+		code := joinWords(append([]word{v}, ws[1:]...))
+		return unwrapped{label: "alias " + name, code: &code, alias: name}, true
+	}
+	if a.evalFuncs[name] && len(ws) > 1 {
+		code := joinWords(ws[1:])
+		return unwrapped{label: "function " + name, code: &code}, true
+	}
+	if a.execFuncs[name] && len(ws) > 1 {
+		return unwrapped{label: "function " + name, inner: [][]word{ws[1:]}, keepSelf: true}, true
+	}
+	return unwrapped{}, false
+}
+
+// unwrapper returns what one program runs; done false lets unwrap go on
+// to ask whether it is a shell given code (-c, a here-document).
+type unwrapper func(a *analyzer, base string, ws []word, fr frame) (u unwrapped, done bool)
+
+// unwrappers are the programs that run other commands in a way of their
+// own (beyond wrappers' options-then-command), by program name. Filled in
+// init: the functions call back into unwrap.
+var unwrappers map[string]unwrapper
+
+func init() {
+	plain := func(f func([]word) unwrapped) unwrapper {
+		return func(_ *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) { return f(ws), true }
+	}
+	at := func(a *analyzer, base string, ws []word, fr frame) (unwrapped, bool) {
+		return a.unwrapAt(base, ws, fr), true
+	}
+	unwrappers = map[string]unwrapper{
+		"env":     func(a *analyzer, _ string, ws []word, fr frame) (unwrapped, bool) { return a.unwrapEnv(ws, fr), true },
+		"command": plain(unwrapCommand),
+		"xargs":   plain(unwrapXargs),
+		"find":    func(a *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) { return a.unwrapFind(ws), true },
+		"watch":   plain(unwrapWatch),
+		"flock":   plain(unwrapFlock),
+		"busybox": unwrapMulticall,
+		"toybox":  unwrapMulticall,
+		"script":  unwrapScript,
+		"eval":    unwrapEval,
+		"git":     func(a *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) { return a.unwrapGit(ws), true },
+		"parallel": func(a *analyzer, _ string, ws []word, fr frame) (unwrapped, bool) {
+			return a.unwrapParallel(ws, fr), true
+		},
+		"trap": plain(unwrapTrap),
+		"alias": func(a *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) {
+			a.defineAliases(ws)
+			return unwrapped{}, false
+		},
+		"ssh": func(a *analyzer, _ string, ws []word, fr frame) (unwrapped, bool) {
+			a.remoteCommand(ws, fr)
+			return unwrapped{}, false
+		},
+		"at":    at,
+		"batch": at,
+	}
+}
+
+// unwrapMulticall: busybox PROGRAM runs PROGRAM.
+func unwrapMulticall(_ *analyzer, base string, ws []word, _ frame) (unwrapped, bool) {
+	if len(ws) > 1 && !strings.HasPrefix(ws[1].text, "-") {
+		return unwrapped{label: base, inner: [][]word{ws[1:]}}, true
+	}
+	return unwrapped{}, false
+}
+
+// unwrapScript: script -c CMD (--command=CMD, -qc CMD, -qcCMD) runs CMD
+// in a shell.
+func unwrapScript(_ *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) {
+	for i := 1; i < len(ws); i++ {
+		t := ws[i].text
+		switch {
+		case strings.HasPrefix(t, "--command="):
+			w := ws[i]
+			w.text = strings.TrimPrefix(t, "--command=")
+			return unwrapped{label: "script -c", code: &w}, true
+		case t == "--command" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.HasSuffix(t, "c"):
+			if i+1 < len(ws) {
+				return unwrapped{label: "script -c", code: &ws[i+1]}, true
+			}
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "c"):
+			w := ws[i]
+			w.text = t[strings.IndexByte(t, 'c')+1:]
+			return unwrapped{label: "script -c", code: &w}, true
+		}
+	}
+	return unwrapped{}, false
+}
+
+// unwrapEval: eval runs its arguments joined as shell code.
+func unwrapEval(_ *analyzer, _ string, ws []word, _ frame) (unwrapped, bool) {
+	if len(ws) > 1 {
+		code := joinWords(ws[1:])
+		return unwrapped{label: "eval", code: &code}, true
+	}
+	return unwrapped{}, false
 }
 
 func nonEmpty(inner []word) [][]word {

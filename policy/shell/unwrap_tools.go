@@ -81,6 +81,49 @@ func cmpOr(s, def string) string {
 // the start points, so it is replaced by the start points themselves:
 // `find . -exec rm -rf {} +` removes the workspace.
 func (a *analyzer) unwrapFind(ws []word) unwrapped {
+	starts, i := findStarts(ws)
+	var ex findExpr
+	for i < len(ws) {
+		i = ex.primary(ws, i)
+	}
+	filtered := ex.filtered && !ex.widened
+	if ex.deletes && !filtered {
+		a.checkRecursiveRemove("find -delete", starts)
+	}
+	for _, run := range ex.execs {
+		// find .. -type f -exec rm {} + removes every file of the tree
+		// like -delete, whatever rm's own options.
+		if !filtered && len(run) > 0 && slices.Contains([]string{"rm", "unlink", "shred"}, cmdBase(run[0].text)) &&
+			slices.ContainsFunc(run, func(w word) bool { return strings.Contains(w.text, "{}") }) {
+			a.checkRecursiveRemove("find -exec "+cmdBase(run[0].text), starts)
+		}
+	}
+	if len(ex.execs) == 0 {
+		return unwrapped{}
+	}
+	u := unwrapped{label: "find -exec", keepSelf: true}
+	for _, run := range ex.execs {
+		if filtered {
+			u.inner = append(u.inner, run)
+			continue
+		}
+		for _, s := range starts {
+			in := slices.Clone(run)
+			for k := range in {
+				if strings.Contains(in[k].text, "{}") {
+					in[k] = replaceBraces(in[k], s)
+				}
+			}
+			u.inner = append(u.inner, in)
+		}
+	}
+	return u
+}
+
+// findStarts skips find's leading options (-H, -L, -P, -O3, -D debug)
+// and returns the start points (. when none is given) and the index of
+// the expression.
+func findStarts(ws []word) ([]word, int) {
 	i := 1
 	for i < len(ws) {
 		t := ws[i].text
@@ -103,79 +146,76 @@ func (a *analyzer) unwrapFind(ws []word) unwrapped {
 	if len(starts) == 0 {
 		starts = []word{litWord(".")}
 	}
-	filtered, deletes, widened := false, false, false
-	var execs [][]word
-	for i < len(ws) {
-		t := ws[i].text
-		switch t {
-		case "-exec", "-execdir", "-ok", "-okdir":
-			j := i + 1
-			for j < len(ws) && ws[j].text != ";" && ws[j].text != "+" {
-				j++
-			}
-			if j > i+1 {
-				execs = append(execs, ws[i+1:j])
-			}
-			i = j + 1
-		case "-delete":
-			deletes = true
-			i++
-		case "-maxdepth", "-mindepth":
-			i += 2
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-			"-lname", "-ilname", "-samefile", "-inum":
-			if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*.") != "" {
-				filtered = true
-			}
-			i += 2
-		case "-empty":
-			filtered = true
-			i++
-		case "-o", "-or", ",", "!", "-not":
-			// An alternative or a negation can match everything again:
-			// `-name x -o -type f`, `! -name x`.
-			widened = true
-			i++
-		default:
-			// -type, -size, -mtime, -user, -perm, … narrow nothing that
-			// matters: every file of the tree may match.
-			i++
+	return starts, i
+}
+
+// findKind is what a primary of find's expression means to unwrapFind.
+type findKind int
+
+const (
+	// findOther: -type, -size, -mtime, -user, -perm, … narrow nothing
+	// that matters: every file of the tree may match.
+	findOther findKind = iota
+	// findExec runs a command up to ; or + (-exec, -ok, …).
+	findExec
+	// findDelete removes what matches.
+	findDelete
+	// findDepth takes a value and filters nothing (-maxdepth N).
+	findDepth
+	// findNameTest takes a pattern that filters unless it is only * and .
+	findNameTest
+	// findFilter filters without a value (-empty).
+	findFilter
+	// findWiden is an alternative or a negation, which can match
+	// everything again: `-name x -o -type f`, `! -name x`.
+	findWiden
+)
+
+// findPrimaries are the primaries unwrapFind tells apart.
+var findPrimaries = map[string]findKind{
+	"-exec": findExec, "-execdir": findExec, "-ok": findExec, "-okdir": findExec,
+	"-delete":   findDelete,
+	"-maxdepth": findDepth, "-mindepth": findDepth,
+	"-name": findNameTest, "-iname": findNameTest, "-path": findNameTest, "-ipath": findNameTest,
+	"-wholename": findNameTest, "-iwholename": findNameTest, "-regex": findNameTest, "-iregex": findNameTest,
+	"-lname": findNameTest, "-ilname": findNameTest, "-samefile": findNameTest, "-inum": findNameTest,
+	"-empty": findFilter,
+	"-o":     findWiden, "-or": findWiden, ",": findWiden, "!": findWiden, "-not": findWiden,
+}
+
+// findExpr is what unwrapFind learns from find's expression.
+type findExpr struct {
+	filtered, deletes, widened bool
+	execs                      [][]word
+}
+
+// primary reads the primary at ws[i] and returns the index after it.
+func (ex *findExpr) primary(ws []word, i int) int {
+	switch findPrimaries[ws[i].text] {
+	case findExec:
+		j := i + 1
+		for j < len(ws) && ws[j].text != ";" && ws[j].text != "+" {
+			j++
 		}
-	}
-	if widened {
-		filtered = false
-	}
-	if deletes && !filtered {
-		a.checkRecursiveRemove("find -delete", starts)
-	}
-	for _, ex := range execs {
-		// find .. -type f -exec rm {} + removes every file of the tree
-		// like -delete, whatever rm's own options.
-		if !filtered && len(ex) > 0 && slices.Contains([]string{"rm", "unlink", "shred"}, cmdBase(ex[0].text)) &&
-			slices.ContainsFunc(ex, func(w word) bool { return strings.Contains(w.text, "{}") }) {
-			a.checkRecursiveRemove("find -exec "+cmdBase(ex[0].text), starts)
+		if j > i+1 {
+			ex.execs = append(ex.execs, ws[i+1:j])
 		}
-	}
-	if len(execs) == 0 {
-		return unwrapped{}
-	}
-	u := unwrapped{label: "find -exec", keepSelf: true}
-	for _, ex := range execs {
-		if filtered {
-			u.inner = append(u.inner, ex)
-			continue
+		return j + 1
+	case findDelete:
+		ex.deletes = true
+	case findDepth:
+		return i + 2
+	case findNameTest:
+		if i+1 >= len(ws) || strings.Trim(ws[i+1].text, "*.") != "" {
+			ex.filtered = true
 		}
-		for _, s := range starts {
-			in := slices.Clone(ex)
-			for k := range in {
-				if strings.Contains(in[k].text, "{}") {
-					in[k] = replaceBraces(in[k], s)
-				}
-			}
-			u.inner = append(u.inner, in)
-		}
+		return i + 2
+	case findFilter:
+		ex.filtered = true
+	case findWiden:
+		ex.widened = true
 	}
-	return u
+	return i + 1
 }
 
 func replaceBraces(w, start word) word {
