@@ -16,38 +16,53 @@ func (a *analyzer) downloadTargets(base string, ws []word) {
 	if defaultSavers[base] {
 		// wget URL saves the URL's base name (index.html for a
 		// directory) unless -O says otherwise; both are marked.
-		for _, u := range ws[1:] {
-			if name := urlBase(u.text); name != "" {
-				a.markDownloaded(name)
-			}
-		}
+		a.markURLBases(ws)
 		a.markDownloaded("index.html")
 	}
 	for i := 1; i < len(ws); i++ {
 		t := ws[i].text
 		var file string
 		switch {
-		case (t == "-o" || t == "--output" || t == "--output-document" || t == "-O" && base != "curl") && i+1 < len(ws):
-			file = ws[i+1].path
-			i++
-		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
-			_, file, _ = strings.Cut(ws[i].path, "=")
-		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 2 && (strings.HasSuffix(t, "o") || base != "curl" && strings.HasSuffix(t, "O")):
+		case outputInNext(base, t, i+1 < len(ws)):
 			if i+1 < len(ws) {
 				file = ws[i+1].path
 				i++
 			}
+		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
+			_, file, _ = strings.Cut(ws[i].path, "=")
 		case strings.HasPrefix(t, "-o") && len(t) > 2:
 			file = strings.TrimPrefix(ws[i].path, "-o")
-		case base == "curl" && (t == "-O" || t == "--remote-name" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Contains(t, "O")):
-			for _, u := range ws[1:] {
-				if name := urlBase(u.text); name != "" {
-					a.markDownloaded(name)
-				}
-			}
+		case base == "curl" && (t == "-O" || t == "--remote-name" || shortCluster(t) && strings.Contains(t, "O")):
+			a.markURLBases(ws)
 		}
 		if file != "" {
 			a.markDownloaded(file)
+		}
+	}
+}
+
+// outputInNext reports whether option t of a downloader names its output
+// file in the next word: -o, --output, --output-document, wget's -O, or a
+// cluster of short options ending in one (-so F). A long option without
+// a next word names nothing.
+func outputInNext(base, t string, hasNext bool) bool {
+	if t == "-o" || t == "--output" || t == "--output-document" || t == "-O" && base != "curl" {
+		return hasNext
+	}
+	return shortCluster(t) && len(t) > 2 && (strings.HasSuffix(t, "o") || base != "curl" && strings.HasSuffix(t, "O"))
+}
+
+// shortCluster reports whether t is a cluster of short options (-xvf).
+func shortCluster(t string) bool {
+	return strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--")
+}
+
+// markURLBases marks the base name of every URL among the arguments
+// (curl -O, wget without -O).
+func (a *analyzer) markURLBases(ws []word) {
+	for _, u := range ws[1:] {
+		if name := urlBase(u.text); name != "" {
+			a.markDownloaded(name)
 		}
 	}
 }
