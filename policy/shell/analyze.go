@@ -454,31 +454,11 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 			a.stmtList(c.Then, fr)
 		}
 	case *syntax.WhileClause:
-		if endless(c) && spawnsInBackground(c.Do) {
-			a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
-		}
-		a.stmtList(c.Cond, fr)
-		a.stmtList(c.Do, fr)
+		a.whileClause(c, fr)
 	case *syntax.ForClause:
-		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok {
-			a.dynamic("a C-style for loop evaluates arithmetic at run time; write the iterations out")
-			if cl.Cond == nil && spawnsInBackground(c.Do) {
-				a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
-			}
-		}
-		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-			a.setVar(wi.Name.Value, word{})
-		}
-		a.scanNested(c.Loop, fr)
-		a.stmtList(c.Do, fr)
+		a.forClause(c, fr)
 	case *syntax.CaseClause:
-		a.scanNested(c.Word, fr)
-		for _, it := range c.Items {
-			for _, p := range it.Patterns {
-				a.scanNested(p, fr)
-			}
-			a.stmtList(it.Stmts, fr)
-		}
+		a.caseClause(c, fr)
 	case *syntax.FuncDecl:
 		a.dynamic("defining a function makes what later commands run unknowable to rein; run the commands directly")
 		a.funcDecl(c, fr)
@@ -506,5 +486,37 @@ func (a *analyzer) command(cmd syntax.Command, fr frame) {
 		a.stmt(c.Body, fr)
 	default:
 		a.concern("unparsable", "the command uses shell syntax rein does not analyze")
+	}
+}
+
+func (a *analyzer) whileClause(c *syntax.WhileClause, fr frame) {
+	if endless(c) && spawnsInBackground(c.Do) {
+		a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
+	}
+	a.stmtList(c.Cond, fr)
+	a.stmtList(c.Do, fr)
+}
+
+func (a *analyzer) forClause(c *syntax.ForClause, fr frame) {
+	if cl, ok := c.Loop.(*syntax.CStyleLoop); ok {
+		a.dynamic("a C-style for loop evaluates arithmetic at run time; write the iterations out")
+		if cl.Cond == nil && spawnsInBackground(c.Do) {
+			a.hard("fork-bomb", "an endless loop that starts background jobs exhausts the process table; it is never allowed")
+		}
+	}
+	if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+		a.setVar(wi.Name.Value, word{})
+	}
+	a.scanNested(c.Loop, fr)
+	a.stmtList(c.Do, fr)
+}
+
+func (a *analyzer) caseClause(c *syntax.CaseClause, fr frame) {
+	a.scanNested(c.Word, fr)
+	for _, it := range c.Items {
+		for _, p := range it.Patterns {
+			a.scanNested(p, fr)
+		}
+		a.stmtList(it.Stmts, fr)
 	}
 }

@@ -9,7 +9,52 @@ import (
 // checkSed allows a sed script only when it uses no command that runs a
 // program (e, the e flag of s) or writes a file (w, W, the w flag).
 func (a *analyzer) checkSed(base string, ws []word, fr frame) {
-	var scripts []word
+	scripts, file := sedScripts(ws)
+	if file != "" {
+		if fr.taint {
+			a.hard("download-exec", base+" "+file+" fed a download runs a script rein cannot see, which may execute it; it is never allowed")
+		}
+		a.dynamic(base + " " + file + " runs a script file rein does not read")
+		return
+	}
+	for _, s := range scripts {
+		if a.sedScriptRisky(base, s, fr) {
+			return
+		}
+	}
+}
+
+// sedOpt is what one of sed's options does with the script.
+type sedOpt int
+
+const (
+	sedFlag         sedOpt = iota // -n, -i, -E, …: nothing
+	sedScriptNext                 // -e SCRIPT, --expression SCRIPT
+	sedScriptInline               // --expression=SCRIPT
+	sedScriptFile                 // -f FILE, --file=FILE: a script rein does not read
+	sedValueNext                  // -l N, --line-length N: a value, not the script
+)
+
+// sedOption classifies option t; a cluster of short options is read by
+// its letters (-ne SCRIPT, -nf FILE).
+func sedOption(t string) sedOpt {
+	short := !strings.HasPrefix(t, "--")
+	switch {
+	case t == "-e" || t == "--expression" || short && strings.HasSuffix(t, "e") && !strings.ContainsRune(t, 'f'):
+		return sedScriptNext
+	case strings.HasPrefix(t, "--expression="):
+		return sedScriptInline
+	case strings.HasPrefix(t, "--file") || short && strings.ContainsRune(t, 'f'):
+		return sedScriptFile
+	case t == "--line-length" || short && strings.HasSuffix(t, "l"):
+		return sedValueNext
+	}
+	return sedFlag
+}
+
+// sedScripts returns the scripts of a sed command (the -e values, else
+// the first operand), or the option that names a script file.
+func sedScripts(ws []word) (scripts []word, file string) {
 	explicit := false
 	i := 1
 	for ; i < len(ws); i++ {
@@ -21,48 +66,49 @@ func (a *analyzer) checkSed(base string, ws []word, fr frame) {
 		if !strings.HasPrefix(t, "-") || t == "-" {
 			break
 		}
-		short := !strings.HasPrefix(t, "--")
-		switch {
-		case t == "-e" || t == "--expression" || short && strings.HasSuffix(t, "e") && !strings.ContainsRune(t, 'f'):
+		switch sedOption(t) {
+		case sedScriptNext:
 			explicit = true
 			if i+1 < len(ws) {
 				i++
 				scripts = append(scripts, ws[i])
 			}
-		case strings.HasPrefix(t, "--expression="):
+		case sedScriptInline:
 			explicit = true
 			w := ws[i]
 			w.text = strings.TrimPrefix(t, "--expression=")
 			scripts = append(scripts, w)
-		case strings.HasPrefix(t, "--file") || short && strings.ContainsRune(t, 'f'):
-			if fr.taint {
-				a.hard("download-exec", base+" "+t+" fed a download runs a script rein cannot see, which may execute it; it is never allowed")
-			}
-			a.dynamic(base + " " + t + " runs a script file rein does not read")
-			return
-		case t == "--line-length" || short && strings.HasSuffix(t, "l"):
+		case sedScriptFile:
+			return nil, t
+		case sedValueNext:
 			i++ // -l N: the line length, not the script
 		}
 	}
 	if !explicit && i < len(ws) {
 		scripts = append(scripts, ws[i])
 	}
-	for _, s := range scripts {
-		if !s.literal {
-			if fr.taint {
-				a.hard("download-exec", base+" fed a download with a script only known at run time (it may use e) is never allowed")
-			}
-			a.dynamic(base + " runs a script only known at run time")
-			return
+	return scripts, ""
+}
+
+// sedScriptRisky reports (and records) a script that is only known at
+// run time or that runs a command or writes a file.
+func (a *analyzer) sedScriptRisky(base string, s word, fr frame) bool {
+	if !s.literal {
+		if fr.taint {
+			a.hard("download-exec", base+" fed a download with a script only known at run time (it may use e) is never allowed")
 		}
-		if cmd, ok := sedRunsOrWrites(s.text); ok {
-			if fr.taint && (cmd == "e" || cmd == "s///e" || cmd == "an address" || cmd == "a long script") {
-				a.hard("download-exec", base+" running commands from a download ("+cmd+") is never allowed")
-			}
-			a.dynamic(base + " script uses " + wspath.Quote(cmd) + ", which runs a command or writes a file")
-			return
-		}
+		a.dynamic(base + " runs a script only known at run time")
+		return true
 	}
+	cmd, ok := sedRunsOrWrites(s.text)
+	if !ok {
+		return false
+	}
+	if fr.taint && (cmd == "e" || cmd == "s///e" || cmd == "an address" || cmd == "a long script") {
+		a.hard("download-exec", base+" running commands from a download ("+cmd+") is never allowed")
+	}
+	a.dynamic(base + " script uses " + wspath.Quote(cmd) + ", which runs a command or writes a file")
+	return true
 }
 
 // sedRunsOrWrites scans a sed script conservatively: it reports the first
