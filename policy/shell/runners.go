@@ -338,54 +338,105 @@ func (a *analyzer) checkGitRunners(ws []word) {
 		return
 	}
 	sub, rest := argv[i], argv[i+1:]
-	for _, t := range rest {
-		if strings.HasPrefix(t, "ext::") || strings.HasPrefix(t, "fd::") {
-			a.dynamic("git remote " + wspath.Quote(t) + " runs a program as its transport")
-			return
-		}
-		for _, opt := range []string{"--upload-pack", "--receive-pack", "--exec", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv"} {
-			if longOption(t, opt, len(opt)) {
-				a.dynamic("git " + sub + " " + t + " runs a program")
-				return
-			}
-		}
+	if why := gitProgramArg(sub, rest); why != "" {
+		a.dynamic(why)
+		return
 	}
-	switch sub {
-	case "filter-branch", "filter-repo", "difftool", "mergetool", "instaweb", "daemon", "web--browse", "credential", "send-email", "imap-send", "p4", "svn", "cvsimport", "archimport", "quiltimport":
+	if gitRunnerSubs[sub] {
 		a.dynamic("git " + sub + " runs programs rein cannot see")
-	case "rebase":
-		for _, t := range rest {
-			if t == "-x" || strings.HasPrefix(t, "--exec") || t == "-i" || strings.HasPrefix(t, "--interactive") || (strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "xi")) {
-				a.dynamic("git rebase " + t + " runs commands or an editor")
-				return
-			}
-		}
-	case "bisect":
-		if firstOperand(rest) == "run" {
-			a.dynamic("git bisect run runs a command rein does not analyze here; run the command directly")
-		}
-	case "submodule":
-		if slices.Contains(rest, "foreach") {
-			a.dynamic("git submodule foreach runs shell code in every submodule")
-		}
-	case "grep":
-		for _, t := range rest {
-			if t == "-O" || strings.HasPrefix(t, "-O") && !strings.HasPrefix(t, "--") {
-				a.dynamic("git grep -O runs a program on the matching files")
-				return
-			}
-		}
-	case "config":
-		if gitConfigWrites(rest) {
-			a.dynamic("git config changes git's configuration (.git/config), which makes later git commands run what it says; edit it yourself if needed")
-		}
-	case "remote":
-		switch firstOperand(rest) {
-		case "add", "set-url", "rename", "remove", "rm", "set-branches", "set-head", "prune":
-			a.dynamic("git remote " + firstOperand(rest) + " changes git's configuration (.git/config)")
+		return
+	}
+	if check, ok := gitSubChecks[sub]; ok {
+		if why := check(rest); why != "" {
+			a.dynamic(why)
 		}
 	}
 }
+
+// gitProgramOptions are git options, of any subcommand, that name a
+// program to run.
+var gitProgramOptions = []string{"--upload-pack", "--receive-pack", "--exec", "--open-files-in-pager", "--extcmd", "--tool", "--ext-diff", "--textconv"}
+
+// gitProgramArg returns why an argument of git sub runs a program: an
+// ext:: or fd:: remote, or one of gitProgramOptions; or "".
+func gitProgramArg(sub string, rest []string) string {
+	for _, t := range rest {
+		if strings.HasPrefix(t, "ext::") || strings.HasPrefix(t, "fd::") {
+			return "git remote " + wspath.Quote(t) + " runs a program as its transport"
+		}
+		for _, opt := range gitProgramOptions {
+			if longOption(t, opt, len(opt)) {
+				return "git " + sub + " " + t + " runs a program"
+			}
+		}
+	}
+	return ""
+}
+
+// gitRunnerSubs are the git subcommands that run programs whatever
+// their arguments.
+var gitRunnerSubs = map[string]bool{
+	"filter-branch": true, "filter-repo": true, "difftool": true, "mergetool": true, "instaweb": true,
+	"daemon": true, "web--browse": true, "credential": true, "send-email": true, "imap-send": true,
+	"p4": true, "svn": true, "cvsimport": true, "archimport": true, "quiltimport": true,
+}
+
+// gitSubChecks return why a git subcommand's arguments make it run a
+// command or change git's configuration, or "".
+var gitSubChecks = map[string]func(rest []string) string{
+	"rebase": func(rest []string) string {
+		for _, t := range rest {
+			if t == "-x" || strings.HasPrefix(t, "--exec") || t == "-i" || strings.HasPrefix(t, "--interactive") || (shortCluster(t) && strings.ContainsAny(t, "xi")) {
+				return "git rebase " + t + " runs commands or an editor"
+			}
+		}
+		return ""
+	},
+	"bisect": func(rest []string) string {
+		if firstOperand(rest) == "run" {
+			return "git bisect run runs a command rein does not analyze here; run the command directly"
+		}
+		return ""
+	},
+	"submodule": func(rest []string) string {
+		if slices.Contains(rest, "foreach") {
+			return "git submodule foreach runs shell code in every submodule"
+		}
+		return ""
+	},
+	"grep": func(rest []string) string {
+		for _, t := range rest {
+			if t == "-O" || strings.HasPrefix(t, "-O") && !strings.HasPrefix(t, "--") {
+				return "git grep -O runs a program on the matching files"
+			}
+		}
+		return ""
+	},
+	"config": func(rest []string) string {
+		if gitConfigWrites(rest) {
+			return "git config changes git's configuration (.git/config), which makes later git commands run what it says; edit it yourself if needed"
+		}
+		return ""
+	},
+	"remote": func(rest []string) string {
+		switch firstOperand(rest) {
+		case "add", "set-url", "rename", "remove", "rm", "set-branches", "set-head", "prune":
+			return "git remote " + firstOperand(rest) + " changes git's configuration (.git/config)"
+		}
+		return ""
+	},
+}
+
+// git config's options and subcommands (git 2.46+) by what they do.
+var (
+	gitConfigWriteOptions = map[string]bool{"--unset": true, "--unset-all": true, "--add": true, "--replace-all": true,
+		"--edit": true, "-e": true, "--remove-section": true, "--rename-section": true}
+	gitConfigValueOptions = map[string]bool{"-f": true, "--file": true, "--blob": true, "--type": true, "--default": true, "--comment": true}
+	// gitConfigSubs: true for a subcommand that writes, false for one that
+	// reads.
+	gitConfigSubs = map[string]bool{"get": false, "list": false,
+		"set": true, "unset": true, "edit": true, "rename-section": true, "remove-section": true}
+)
 
 // gitConfigWrites reports whether git config arguments change a
 // configuration file: a write option, a write subcommand (git 2.46+), or a
@@ -394,19 +445,17 @@ func gitConfigWrites(args []string) bool {
 	operands := 0
 	for i := 0; i < len(args); i++ {
 		t := args[i]
+		writes, isSub := gitConfigSubs[t]
 		switch {
 		case strings.HasPrefix(t, "--get") || t == "--list" || t == "-l":
 			return false
-		case t == "--unset" || t == "--unset-all" || t == "--add" || t == "--replace-all" || t == "--edit" ||
-			t == "-e" || t == "--remove-section" || t == "--rename-section":
+		case gitConfigWriteOptions[t]:
 			return true
-		case t == "-f" || t == "--file" || t == "--blob" || t == "--type" || t == "--default" || t == "--comment":
+		case gitConfigValueOptions[t]:
 			i++ // the option's value
 		case strings.HasPrefix(t, "-"):
-		case operands == 0 && (t == "get" || t == "list"):
-			return false
-		case operands == 0 && (t == "set" || t == "unset" || t == "edit" || t == "rename-section" || t == "remove-section"):
-			return true
+		case operands == 0 && isSub:
+			return writes
 		default:
 			operands++
 		}
