@@ -266,8 +266,27 @@ func (a *analyzer) catastrophic(abs string) string {
 // checkRecursiveChange denies chmod/chown/chgrp -R of a catastrophic
 // target: it breaks the system or locks the user out of their files.
 func (a *analyzer) checkRecursiveChange(base string, ws []word) {
-	recursive, reference, endOpts := false, false, false
-	var targets []word
+	targets, recursive := changeArgs(base, ws)
+	if !recursive {
+		return
+	}
+	for _, t := range targets {
+		if !t.literal {
+			a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
+			return
+		}
+		if why := a.catastrophicTarget(t); why != "" {
+			a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+" ("+why+") is never allowed")
+			return
+		}
+	}
+}
+
+// changeArgs reads the arguments of chmod, chown or chgrp: the files it
+// changes (the mode or owner removed, unless --reference gives it) and
+// whether it recurses.
+func changeArgs(base string, ws []word) (targets []word, recursive bool) {
+	reference, endOpts := false, false
 	for _, w := range ws[1:] {
 		t := w.text
 		switch {
@@ -297,33 +316,30 @@ func (a *analyzer) checkRecursiveChange(base string, ws []word) {
 	if !reference && len(targets) > 0 {
 		targets = targets[1:] // the mode or owner
 	}
-	if !recursive {
-		return
+	return targets, recursive
+}
+
+// catastrophicTarget returns why changing a static path recursively is
+// catastrophic (see catastrophic; the workspace root is not), or "".
+func (a *analyzer) catastrophicTarget(t word) string {
+	if !t.pathOK {
+		return ""
 	}
-	for _, t := range targets {
-		if !t.literal {
-			a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+", a path only known at run time, could change / or the home directory; it is never allowed")
-			return
-		}
-		if !t.pathOK {
-			continue
-		}
-		p := t.path
-		if t.glob && t.globAt >= 0 && t.globAt <= len(p) {
-			// A glob changes entries of the directory it is in: /* is
-			// every top-level directory.
-			p = p[:strings.LastIndexByte(p[:t.globAt], '/')+1]
-			if p == "" {
-				continue // ./-relative glob in the working directory: decided by the workspace check below
-			}
-		}
-		for _, abs := range a.reached(p) {
-			if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
-				a.hard("rm-root", base+" -R of "+wspath.Quote(t.text)+" ("+why+") is never allowed")
-				return
-			}
+	p := t.path
+	if t.glob && t.globAt >= 0 && t.globAt <= len(p) {
+		// A glob changes entries of the directory it is in: /* is
+		// every top-level directory.
+		p = p[:strings.LastIndexByte(p[:t.globAt], '/')+1]
+		if p == "" {
+			return "" // ./-relative glob in the working directory: decided by the workspace check below
 		}
 	}
+	for _, abs := range a.reached(p) {
+		if why := a.catastrophic(abs); why != "" && why != "the workspace root" {
+			return why
+		}
+	}
+	return ""
 }
 
 // changeLongOptions are the long options of chmod, chown and chgrp.

@@ -14,46 +14,58 @@ import (
 // command runs in (stdin may now come from a file or a here-document).
 func (a *analyzer) redirects(rs []*syntax.Redirect, fr frame) frame {
 	for _, r := range rs {
-		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
-			a.concern("dynamic-redirect", "the command redirects to a file descriptor chosen at run time")
-		}
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			body := a.heredoc(r, fr)
-			fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, body.download, &body, false
-			a.record(r, word{text: r.Word.Lit(), pathOK: false, globAt: -1, literal: true}, false)
-			continue
-		case syntax.WordHdoc:
-			w := a.singleWord(r.Word, fr)
-			body := w.concat(litWord("\n"))
-			fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download, &body, false
-			continue
-		}
-		w := a.singleWord(r.Word, fr)
-		if w.pathOK && devNet(w.path) {
-			a.netFD = true // exec 3<>/dev/tcp/h/p
-		}
-		if r.Op == syntax.DplIn && (isFD(w.text) && w.text != "0" && a.netFD || !w.literal && a.downloads > 0) {
-			fr.taint = true // sh <&3 after exec 3</dev/tcp/…
-		}
-		switch r.Op {
-		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			if r.Op != syntax.DplIn || !isFD(w.text) {
-				net := w.pathOK && devNet(w.path)
-				if net {
-					a.downloads++ // bash reads the network: sh < /dev/tcp/h/p
-					a.fetched++
-					a.netFD = true
-				}
-				fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && (fr.taint || a.downloads > 0), nil, true
-			}
-		}
-		write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
-		if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && isFD(w.text) {
-			continue // 2>&1, <&0, >&-: duplicates a descriptor, no file
-		}
-		a.record(r, w, write)
+		fr = a.redirect(r, fr)
 	}
+	return fr
+}
+
+// redirect records one redirection and returns the frame after it.
+func (a *analyzer) redirect(r *syntax.Redirect, fr frame) frame {
+	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+		a.concern("dynamic-redirect", "the command redirects to a file descriptor chosen at run time")
+	}
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		body := a.heredoc(r, fr)
+		fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, body.download, &body, false
+		a.record(r, word{text: r.Word.Lit(), pathOK: false, globAt: -1, literal: true}, false)
+		return fr
+	case syntax.WordHdoc:
+		w := a.singleWord(r.Word, fr)
+		body := w.concat(litWord("\n"))
+		fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download, &body, false
+		return fr
+	}
+	w := a.singleWord(r.Word, fr)
+	if w.pathOK && devNet(w.path) {
+		a.netFD = true // exec 3<>/dev/tcp/h/p
+	}
+	if r.Op == syntax.DplIn && (isFD(w.text) && w.text != "0" && a.netFD || !w.literal && a.downloads > 0) {
+		fr.taint = true // sh <&3 after exec 3</dev/tcp/…
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+		if r.Op != syntax.DplIn || !isFD(w.text) {
+			fr = a.inputFrom(w, fr)
+		}
+	}
+	write := r.Op != syntax.RdrIn && r.Op != syntax.DplIn
+	if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && isFD(w.text) {
+		return fr // 2>&1, <&0, >&-: duplicates a descriptor, no file
+	}
+	a.record(r, w, write)
+	return fr
+}
+
+// inputFrom is the frame of a command whose standard input is the file w.
+func (a *analyzer) inputFrom(w word, fr frame) frame {
+	net := w.pathOK && devNet(w.path)
+	if net {
+		a.downloads++ // bash reads the network: sh < /dev/tcp/h/p
+		a.fetched++
+		a.netFD = true
+	}
+	fr.pipeIn, fr.taint, fr.stdinCode, fr.stdinFile = false, w.download || net || a.downloadedFile(w) || !w.pathOK && (fr.taint || a.downloads > 0), nil, true
 	return fr
 }
 

@@ -477,6 +477,15 @@ func unescapeDouble(s string) string {
 	return b.String()
 }
 
+// ansiCEscapes are the escapes of $'…' that stand for one byte.
+var ansiCEscapes = map[byte]byte{
+	'a': '\a', 'b': '\b', 'e': 0x1b, 'E': 0x1b, 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
+	'\\': '\\', '\'': '\'', '"': '"', '?': '?',
+}
+
+// ansiCHexWidth is how many hex digits \x, \u and \U take at most.
+var ansiCHexWidth = map[byte]int{'x': 2, 'u': 4, 'U': 8}
+
 // decodeANSIC decodes the body of a $'…' string as bash does.
 func decodeANSIC(s string) string {
 	if !strings.Contains(s, `\`) {
@@ -489,61 +498,51 @@ func decodeANSIC(s string) string {
 			b.WriteByte(c)
 			continue
 		}
-		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case '\\', '\'', '"', '?':
-			b.WriteByte(e)
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			}
-		case 'x', 'u', 'U':
-			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			n, used := hexPrefix(s[i+1:], width)
-			if used == 0 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			i += used
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else if utf8.ValidRune(rune(n)) {
-				b.WriteRune(rune(n))
-			}
-		default:
-			if e >= '0' && e <= '7' {
-				n, used := 0, 0
-				for used < 3 && i+used < len(s) && s[i+used] >= '0' && s[i+used] <= '7' {
-					n = n*8 + int(s[i+used]-'0')
-					used++
-				}
-				i += used - 1
-				b.WriteByte(byte(n))
-				continue
-			}
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
+		i = ansiCEscape(&b, s, i+1)
 	}
 	return b.String()
+}
+
+// ansiCEscape decodes the escape whose letter is s[i] into b and returns
+// the index of its last byte.
+func ansiCEscape(b *strings.Builder, s string, i int) int {
+	e := s[i]
+	if out, ok := ansiCEscapes[e]; ok {
+		b.WriteByte(out)
+		return i
+	}
+	switch {
+	case e == 'c':
+		if i+1 < len(s) {
+			i++
+			b.WriteByte(s[i] & 0x1f)
+		}
+		return i
+	case ansiCHexWidth[e] > 0:
+		n, used := hexPrefix(s[i+1:], ansiCHexWidth[e])
+		if used == 0 {
+			b.WriteByte('\\')
+			b.WriteByte(e)
+			return i
+		}
+		if e == 'x' {
+			b.WriteByte(byte(n))
+		} else if utf8.ValidRune(rune(n)) {
+			b.WriteRune(rune(n))
+		}
+		return i + used
+	case e >= '0' && e <= '7':
+		n, used := 0, 0
+		for used < 3 && i+used < len(s) && s[i+used] >= '0' && s[i+used] <= '7' {
+			n = n*8 + int(s[i+used]-'0')
+			used++
+		}
+		b.WriteByte(byte(n))
+		return i + used - 1
+	}
+	b.WriteByte('\\')
+	b.WriteByte(e)
+	return i
 }
 
 func hexPrefix(s string, width int) (n, used int) {
