@@ -232,7 +232,7 @@ func (a *analyzer) scanInline(base, code string) {
 			a.hard("mkfs", "creating or wiping a file system ("+name+") in code run by "+base+" is never allowed")
 		}
 	}
-	if lower := strings.ToLower(code); strings.Contains(lower, "fork") && (strings.Contains(lower, "while") || strings.Contains(lower, "for") && strings.Contains(lower, "for ") || strings.Contains(lower, "loop") || strings.Contains(lower, "until")) {
+	if forksInLoop(code) {
 		a.hard("fork-bomb", "code run by "+base+" forks in a loop; it is never allowed")
 	}
 	toks := strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>|&=", r) })
@@ -245,6 +245,17 @@ func (a *analyzer) scanInline(base, code string) {
 	if slices.Contains(toks, "git") && slices.Contains(toks, "push") && forcePush(toks) {
 		a.hard("force-push", "code run by "+base+" runs a git push with force; it is never allowed")
 	}
+}
+
+// forksInLoop reports whether code names fork and a loop (while, for,
+// loop, until): a fork bomb in any language.
+func forksInLoop(code string) bool {
+	lower := strings.ToLower(code)
+	if !strings.Contains(lower, "fork") {
+		return false
+	}
+	return strings.Contains(lower, "while") || strings.Contains(lower, "for") && strings.Contains(lower, "for ") ||
+		strings.Contains(lower, "loop") || strings.Contains(lower, "until")
 }
 
 // checkInterpreter denies running downloaded code — piped into an

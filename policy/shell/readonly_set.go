@@ -176,13 +176,7 @@ func withValues(m map[string]valueKind, k valueKind, names ...string) map[string
 // "".
 func (c readOnlyCommand) parseArgs(args []word) (operands []word, why string) {
 	if c.textOnly {
-		if len(args) < c.minOperands {
-			return nil, "it is missing an argument"
-		}
-		if !c.leadingDash && len(args) > 0 && strings.HasPrefix(args[0].text, "-") && args[0].text != "--" {
-			return nil, "its first argument " + wspath.Quote(args[0].text) + " would be an option"
-		}
-		return args, ""
+		return c.textArgs(args)
 	}
 	endOpts := false
 	for i := 0; i < len(args); i++ {
@@ -196,38 +190,55 @@ func (c readOnlyCommand) parseArgs(args []word) (operands []word, why string) {
 		case t == "--":
 			endOpts = true
 		case strings.HasPrefix(t, "--"):
-			name, val, hasVal := strings.Cut(t, "=")
-			kind, ok := c.long[name]
-			if !ok {
-				return nil, "the option " + wspath.Quote(t) + " is not one rein knows to be read-only"
-			}
-			if kind == noValue {
-				if hasVal {
-					return nil, "the option " + wspath.Quote(name) + " takes no value"
-				}
-				continue
-			}
-			if !hasVal {
-				if i++; i == len(args) {
-					return nil, "the option " + wspath.Quote(name) + " is missing its value"
-				}
-				val = args[i].text
-			}
-			if !validValue(kind, val) {
-				return nil, "the value " + wspath.Quote(val) + " of " + wspath.Quote(name) + " is not a count"
-			}
+			i, why = c.longOption(args, i)
+		case c.digitOption && i == 0 && wspath.AllDigits(t[1:]) && len(t) <= 19:
 		default:
-			if c.digitOption && i == 0 && wspath.AllDigits(t[1:]) && len(t) <= 19 {
-				continue
-			}
-			var why string
 			i, why = c.shortCluster(args, i)
-			if why != "" {
-				return nil, why
-			}
+		}
+		if why != "" {
+			return nil, why
 		}
 	}
 	return operands, ""
+}
+
+// textArgs checks the arguments of a command whose every argument is
+// text (echo, printf).
+func (c readOnlyCommand) textArgs(args []word) ([]word, string) {
+	if len(args) < c.minOperands {
+		return nil, "it is missing an argument"
+	}
+	if !c.leadingDash && len(args) > 0 && strings.HasPrefix(args[0].text, "-") && args[0].text != "--" {
+		return nil, "its first argument " + wspath.Quote(args[0].text) + " would be an option"
+	}
+	return args, ""
+}
+
+// longOption checks the long option args[i] (--lines=5, --lines 5) and
+// returns the index of the last word it used.
+func (c readOnlyCommand) longOption(args []word, i int) (int, string) {
+	t := args[i].text
+	name, val, hasVal := strings.Cut(t, "=")
+	kind, ok := c.long[name]
+	if !ok {
+		return i, "the option " + wspath.Quote(t) + " is not one rein knows to be read-only"
+	}
+	if kind == noValue {
+		if hasVal {
+			return i, "the option " + wspath.Quote(name) + " takes no value"
+		}
+		return i, ""
+	}
+	if !hasVal {
+		if i++; i == len(args) {
+			return i, "the option " + wspath.Quote(name) + " is missing its value"
+		}
+		val = args[i].text
+	}
+	if !validValue(kind, val) {
+		return i, "the value " + wspath.Quote(val) + " of " + wspath.Quote(name) + " is not a count"
+	}
+	return i, ""
 }
 
 // shortCluster checks the short options of args[i] (-la, -n5, -n 5) and
