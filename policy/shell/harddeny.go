@@ -51,38 +51,63 @@ func (a *analyzer) checkLevel(base string, ws []word, fr frame, unknownArgs bool
 	if what := volumeTool(base, texts(ws[1:])); what != "" {
 		a.hard("mkfs", "creating or wiping a file system or volume ("+what+") is never allowed")
 	}
-	switch base {
-	case "rm":
-		a.checkRemove(ws, unknownArgs)
-	case "chmod", "chown", "chgrp":
-		a.checkRecursiveChange(base, ws)
-	case "mv":
-		// Moving / or the home directory or workspace away removes it
-		// from where everything expects it.
-		if ops := operands(ws[1:]); len(ops) > 1 {
-			a.checkRecursiveRemove("mv", literals(ops[:len(ops)-1]))
-		}
-	case "rsync":
-		// --delete empties the destination of what the source lacks.
-		if ops := operands(ws[1:]); len(ops) > 1 && slices.ContainsFunc(ws, func(w word) bool { return strings.HasPrefix(w.text, "--del") }) {
-			a.checkRecursiveRemove("rsync --delete", literals(ops[len(ops)-1:]))
-		}
-	case "git", "hub":
-		a.checkGit(ws, fr, unknownArgs)
-	case "gh":
-		if what := publishes(base, texts(ws)); what == "gh repo sync" && slices.ContainsFunc(ws, func(w word) bool { return w.text == "--force" }) {
-			a.hard("force-push", "gh repo sync --force resets the destination branch (a force push); it is never allowed")
-		}
-	case "mknod":
-		if slices.ContainsFunc(ws[1:], func(w word) bool { return w.text == "b" || w.text == "c" || w.text == "u" || !w.literal }) {
-			a.hard("raw-device", "mknod creating a device node, through which a disk or memory can be written, is never allowed")
-		}
+	if check, ok := hardChecks[base]; ok {
+		check(a, base, ws, fr, unknownArgs)
 	}
 	if strings.HasPrefix(base, "git-") {
 		a.checkGitProgram(base, ws, fr, unknownArgs)
 	}
 	a.checkDeviceWrites(base, ws)
 	a.checkInterpreter(base, ws, fr, unknownArgs)
+}
+
+// hardCheck runs the hard-deny checks of one program.
+type hardCheck func(a *analyzer, base string, ws []word, fr frame, unknownArgs bool)
+
+// hardChecks are the programs with hard-deny checks of their own, by
+// name. Filled in init: checkGit unwraps aliases, which analyzes code.
+var hardChecks map[string]hardCheck
+
+func init() {
+	change := func(a *analyzer, base string, ws []word, _ frame, _ bool) { a.checkRecursiveChange(base, ws) }
+	git := func(a *analyzer, _ string, ws []word, fr frame, unknownArgs bool) { a.checkGit(ws, fr, unknownArgs) }
+	hardChecks = map[string]hardCheck{
+		"rm":    func(a *analyzer, _ string, ws []word, _ frame, unknownArgs bool) { a.checkRemove(ws, unknownArgs) },
+		"chmod": change, "chown": change, "chgrp": change,
+		"mv":    checkMove,
+		"rsync": checkRsyncDelete,
+		"git":   git, "hub": git,
+		"gh":    checkGhSync,
+		"mknod": checkMknod,
+	}
+}
+
+// checkMove: moving / or the home directory or workspace away removes it
+// from where everything expects it.
+func checkMove(a *analyzer, _ string, ws []word, _ frame, _ bool) {
+	if ops := operands(ws[1:]); len(ops) > 1 {
+		a.checkRecursiveRemove("mv", literals(ops[:len(ops)-1]))
+	}
+}
+
+// checkRsyncDelete: --delete empties the destination of what the source
+// lacks.
+func checkRsyncDelete(a *analyzer, _ string, ws []word, _ frame, _ bool) {
+	if ops := operands(ws[1:]); len(ops) > 1 && slices.ContainsFunc(ws, func(w word) bool { return strings.HasPrefix(w.text, "--del") }) {
+		a.checkRecursiveRemove("rsync --delete", literals(ops[len(ops)-1:]))
+	}
+}
+
+func checkGhSync(a *analyzer, base string, ws []word, _ frame, _ bool) {
+	if what := publishes(base, texts(ws)); what == "gh repo sync" && slices.ContainsFunc(ws, func(w word) bool { return w.text == "--force" }) {
+		a.hard("force-push", "gh repo sync --force resets the destination branch (a force push); it is never allowed")
+	}
+}
+
+func checkMknod(a *analyzer, _ string, ws []word, _ frame, _ bool) {
+	if slices.ContainsFunc(ws[1:], func(w word) bool { return w.text == "b" || w.text == "c" || w.text == "u" || !w.literal }) {
+		a.hard("raw-device", "mknod creating a device node, through which a disk or memory can be written, is never allowed")
+	}
 }
 
 // operands are the words that are not options (everything after --).

@@ -8,12 +8,12 @@ import (
 
 // The read-only set: the commands, and for each the options, that the
 // editor and read-only presets allow without asking when a whole command
-// line is made of them (see readonly.go for the conditions). Every entry
-// here only reads the files it is given, prints text or changes the
-// shell's directory; an option that is not listed asks, so an option a
-// later version adds, a long option spelt short (GNU accepts `--files0`
-// for `--files0-from`) and one that runs, follows or writes (`tail -f`,
-// `wc --files0-from`, `ls -L`) never slips through.
+// line is made of them (see the policy package's readonly.go for the
+// conditions). Every entry here only reads the files it is given, prints
+// text or changes the shell's directory; an option that is not listed
+// asks, so an option a later version adds, a long option spelt short (GNU
+// accepts `--files0` for `--files0-from`) and one that runs, follows or
+// writes (`tail -f`, `wc --files0-from`, `ls -L`) never slips through.
 //
 // git is not in the set: a repository's own .git/config can make any git
 // command run programs (core.fsmonitor, core.pager, diff.external,
