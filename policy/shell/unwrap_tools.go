@@ -154,7 +154,9 @@ type findKind int
 
 const (
 	// findOther: -type, -size, -mtime, -user, -perm, … narrow nothing
-	// that matters: every file of the tree may match.
+	// that matters: every file of the tree may match. The zero value:
+	// primaries not in findPrimaries are these.
+	//lint:ignore U1000 named for the reader; lookups rely on the zero value
 	findOther findKind = iota
 	// findExec runs a command up to ; or + (-exec, -ok, …).
 	findExec
