@@ -59,7 +59,7 @@ type pattern struct {
 // allowed whole, under the policy, and a warning says so.
 //
 // How Bash patterns are enforced: the command is parsed as the policy
-// parses it (policy.Analyze, wrappers such as env and timeout unwrapped),
+// parses it (shell.Analyze, wrappers such as env and timeout unwrapped),
 // and every simple command in it (of pipes, lists, substitutions) must
 // match a pattern — "git status:*" and "git status *" by their first
 // words, "npm test" exactly. A command whose name is only known at run
