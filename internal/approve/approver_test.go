@@ -56,10 +56,10 @@ func newConsoleFixture(t *testing.T, input string) *consoleFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.console = Console(strings.NewReader(input), f.out, ConsoleOptions{
+	f.console = closeAtEnd(t, Console(strings.NewReader(input), f.out, ConsoleOptions{
 		Workspace: f.ws, Approved: f.approved, Decider: f.engine,
 		Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) },
-	})
+	}))
 	return f
 }
 
@@ -150,7 +150,7 @@ func TestConsoleHonoursContext(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	f := newConsoleFixture(t, "")
-	f.console = Console(pr, f.out, ConsoleOptions{})
+	f.console = closeAtEnd(t, Console(pr, f.out, ConsoleOptions{}))
 	c := runCall("go build ./...")
 	d := askDecision(t, f.engine, c)
 	cctx, cancel := context.WithCancel(ctx)

@@ -18,7 +18,7 @@ import (
 func TestConsoleCloseReleasesTheReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := strings.NewReader("y\n" + strings.Repeat("keys typed for something else\n", 20))
-		c := Console(in, io.Discard, ConsoleOptions{Settle: -1})
+		c := closeAtEnd(t, Console(in, io.Discard, ConsoleOptions{Settle: -1}))
 		e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 		call := runCall("go build ./...")
 		d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
@@ -40,7 +40,7 @@ func TestConsoleCloseReleasesTheReader(t *testing.T) {
 func TestConsoleApproveAfterClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		in := strings.NewReader(strings.Repeat("y\n", 20))
-		c := Console(in, io.Discard, ConsoleOptions{Settle: -1})
+		c := closeAtEnd(t, Console(in, io.Discard, ConsoleOptions{Settle: -1}))
 		c.Close()
 		e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 		call := runCall("go build ./...")

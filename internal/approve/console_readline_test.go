@@ -30,7 +30,7 @@ func TestConsoleReadLineSharesInput(t *testing.T) {
 	}
 	var out bytes.Buffer
 	in := &countingReader{}
-	c := Console(in, &out, ConsoleOptions{ReadLine: readLine})
+	c := closeAtEnd(t, Console(in, &out, ConsoleOptions{ReadLine: readLine}))
 	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	d, err := c.Approve(context.Background(), call, askDecision(t, e, call))

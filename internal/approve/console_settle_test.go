@@ -57,7 +57,7 @@ func TestConsoleIgnoresAnswersBeforeItSettled(t *testing.T) {
 				{600 * time.Millisecond, "n"}, {700 * time.Millisecond, ""},
 			}}
 			var out bytes.Buffer
-			c := Console(nil, &out, ConsoleOptions{ReadLine: src.readLine, Now: src.clock, Settle: DefaultSettle})
+			c := closeAtEnd(t, Console(nil, &out, ConsoleOptions{ReadLine: src.readLine, Now: src.clock, Settle: DefaultSettle}))
 			d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
 			if err != nil || d.Action != policy.Deny || d.Reason != "run_command was denied by the user" {
 				t.Fatalf("Approve = %+v, %v; want the denial typed after the settle time\n%s", d, err, out.String())
@@ -80,7 +80,7 @@ func TestConsoleEnterAloneNeverApproves(t *testing.T) {
 	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	var out bytes.Buffer
-	c := Console(strings.NewReader("\n \n\r\n\t\n\n"), &out, ConsoleOptions{})
+	c := closeAtEnd(t, Console(strings.NewReader("\n \n\r\n\t\n\n"), &out, ConsoleOptions{}))
 	d, err := c.Approve(context.Background(), call, askDecision(t, e, call))
 	if err != nil || d.Action != policy.Deny || d.Reason != "run_command was denied: no valid answer from the user" {
 		t.Fatalf("Approve = %+v, %v", d, err)
@@ -100,7 +100,7 @@ func TestConsoleShowsTheWholeCommand(t *testing.T) {
 	for _, width := range []int{120, 80, 40, 20} {
 		call := runCall(cmd)
 		var out bytes.Buffer
-		c := Console(strings.NewReader("n\n\n"), &out, ConsoleOptions{Width: width})
+		c := closeAtEnd(t, Console(strings.NewReader("n\n\n"), &out, ConsoleOptions{Width: width}))
 		if d, _ := c.Approve(context.Background(), call, askDecision(t, e, call)); d.Action != policy.Deny {
 			t.Fatalf("width %d: %+v", width, d)
 		}

@@ -66,7 +66,7 @@ func TestConsoleTerminalDiscardsTypeAhead(t *testing.T) {
 	e := newEngine(t, policy.PresetEditor, nil, nil, nil)
 	call := runCall("go build ./...")
 	out := &syncBuffer{}
-	c := Console(tty, out, ConsoleOptions{})
+	c := closeAtEnd(t, Console(tty, out, ConsoleOptions{}))
 	if _, err := ctl.WriteString("s\ny"); err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func TestConsolePassesHardDenialsUnchanged(t *testing.T) {
 		all.Commands = append(all.Commands, policy.CommandRule{Prefix: []string{name}, Action: "allow"})
 	}
 	approvers := map[string]policy.Approver{
-		"console-yes":    Console(strings.NewReader(strings.Repeat("y\n", 4)), io.Discard, ConsoleOptions{}),
-		"console-always": Console(strings.NewReader(strings.Repeat("a\n", 4)), io.Discard, ConsoleOptions{Workspace: t.TempDir(), Approved: policy.NewMemoryApprovedStore()}),
+		"console-yes":    closeAtEnd(t, Console(strings.NewReader(strings.Repeat("y\n", 4)), io.Discard, ConsoleOptions{})),
+		"console-always": closeAtEnd(t, Console(strings.NewReader(strings.Repeat("a\n", 4)), io.Discard, ConsoleOptions{Workspace: t.TempDir(), Approved: policy.NewMemoryApprovedStore()})),
 	}
 	checked := 0
 	for _, p := range []policy.Preset{policy.PresetReadOnly, policy.PresetEditor, policy.PresetFull} {

@@ -62,3 +62,10 @@ func askDecision(t *testing.T, e *policy.Engine, c policy.Call) policy.Decision 
 	}
 	return d
 }
+
+// closeAtEnd closes c when the test ends, so that its reader goroutine
+// does not outlive the test (TestMain's leak check).
+func closeAtEnd(t testing.TB, c *ConsoleApprover) *ConsoleApprover {
+	t.Cleanup(func() { c.Close() })
+	return c
+}
