@@ -26,19 +26,7 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 		if bad {
 			argsErr = fmt.Errorf("argument %q is not a string", eff.CommandArg)
 		}
-		opts := e.opts
-		if eff.DirArg != "" {
-			if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
-				opts.Dir = path.Clean(wspath.AbsUnder(e.opts.Workspace, dirs[0]))
-			}
-		}
-		for _, cmd := range commands {
-			an := shell.Analyze(cmd, opts)
-			analyses = append(analyses, an)
-			if tr.on() {
-				tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), wspath.Quote(cmd)), Allow, "")
-			}
-		}
+		analyses = e.analyze(commands, e.analyzeOptions(args, eff), &tr)
 		if d, ok := e.hardDecision(spec.Name, analyses); ok {
 			tr.add("hard-deny", d.Reason, Deny, d.Rule)
 			return d
@@ -81,6 +69,31 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 		}
 	}
 	return decision(spec.Name, stricter(v, project))
+}
+
+// analyzeOptions are the engine's analysis options for a call: the
+// command starts in the call's directory argument, if it has one.
+func (e *Engine) analyzeOptions(args callArgs, eff tool.Effects) shell.Options {
+	opts := e.opts
+	if eff.DirArg != "" {
+		if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
+			opts.Dir = path.Clean(wspath.AbsUnder(e.opts.Workspace, dirs[0]))
+		}
+	}
+	return opts
+}
+
+// analyze analyzes each command line of a call, tracing what it found.
+func (e *Engine) analyze(commands []string, opts shell.Options, tr *tracer) []*shell.Analysis {
+	var analyses []*shell.Analysis
+	for _, cmd := range commands {
+		an := shell.Analyze(cmd, opts)
+		analyses = append(analyses, an)
+		if tr.on() {
+			tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), wspath.Quote(cmd)), Allow, "")
+		}
+	}
+	return analyses
 }
 
 // tracer records steps when Explain asked for them.

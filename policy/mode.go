@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sync/atomic"
 
@@ -84,12 +83,7 @@ func (e *Engine) readOnlyCall(c Call) bool {
 	if bad || len(commands) == 0 {
 		return false
 	}
-	opts := e.opts
-	if eff.DirArg != "" {
-		if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
-			opts.Dir = path.Clean(wspath.AbsUnder(e.opts.Workspace, dirs[0]))
-		}
-	}
+	opts := e.analyzeOptions(args, eff)
 	for _, cmd := range commands {
 		if shell.Analyze(cmd, opts).ReadOnly(cmd, e.readOnlyPath) != "" {
 			return false
