@@ -315,8 +315,8 @@ func TestConsoleAlwaysOnlyWhereARuleCanLift(t *testing.T) {
 		{"analysis:dynamic-command", false},
 	}
 	for _, tt := range tests {
-		if got := alwaysLifts(policy.Decision{Action: policy.Ask, Rule: tt.rule}); got != tt.want {
-			t.Errorf("alwaysLifts(%q) = %v", tt.rule, got)
+		if got := AlwaysLifts(policy.Decision{Action: policy.Ask, Rule: tt.rule}); got != tt.want {
+			t.Errorf("AlwaysLifts(%q) = %v", tt.rule, got)
 		}
 	}
 

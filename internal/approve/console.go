@@ -129,7 +129,7 @@ func (c *ConsoleApprover) Approve(ctx context.Context, call policy.Call, d polic
 	if c.session.allows(sh) {
 		return policy.Decision{Action: policy.Allow, Rule: "approver:session", Reason: call.Spec.Name + " was approved earlier in this session"}, nil
 	}
-	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec) && alwaysLifts(d)
+	canAlways := c.ws != "" && c.opts.Approved != nil && (len(sh.argvs) > 0 || !call.Spec.Effects.Exec) && AlwaysLifts(d)
 	if c.term != nil {
 		ttyFlush(c.term) // what was typed before the question is not for it
 	}
@@ -372,13 +372,14 @@ func (c *ConsoleApprover) always(ctx context.Context, call policy.Call, sh shape
 	return nil
 }
 
-// alwaysLifts reports whether an exact allow rule in the project
+// AlwaysLifts reports whether an exact allow rule in the project
 // configuration would lift the decision: it overrides a preset's default,
 // a destructive-tool ask, and a user's ask rule for a command prefix (an
 // exact rule is more specific), but not a user's ask rule for the tool as
 // a whole (a tie, which the stricter rule wins), the project's own rules,
-// path rules, or what the analysis could not see.
-func alwaysLifts(d policy.Decision) bool {
+// path rules, or what the analysis could not see. The console offers
+// [a]lways, and the chat dialog its "always" choice, only then.
+func AlwaysLifts(d policy.Decision) bool {
 	switch {
 	case strings.HasPrefix(d.Rule, "preset:"), d.Rule == "annotation:destructive":
 		return true
