@@ -10,6 +10,7 @@ import (
 	"github.com/reinharness/rein/hooks"
 	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // runCommand is the tool Claude Code's Bash maps to.
@@ -58,7 +59,7 @@ type pattern struct {
 // allowed whole, under the policy, and a warning says so.
 //
 // How Bash patterns are enforced: the command is parsed as the policy
-// parses it (policy.Analyze, wrappers such as env and timeout unwrapped),
+// parses it (shell.Analyze, wrappers such as env and timeout unwrapped),
 // and every simple command in it (of pipes, lists, substitutions) must
 // match a pattern — "git status:*" and "git status *" by their first
 // words, "npm test" exactly. A command whose name is only known at run
@@ -205,7 +206,7 @@ func (r *Restriction) Decide(_ context.Context, c policy.Call) policy.Decision {
 	if json.Unmarshal(c.Args, &args) != nil {
 		return r.deny("its arguments have no command")
 	}
-	an := policy.Analyze(args.Command, policy.AnalyzeOptions{})
+	an := shell.Analyze(args.Command, shell.Options{})
 	if len(an.Commands) == 0 {
 		return r.deny("rein found no command in it")
 	}

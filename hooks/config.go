@@ -19,16 +19,21 @@ const DefaultTimeout = 60 * time.Second
 // 60000, in milliseconds) cannot hold a run for weeks.
 const MaxTimeout = time.Hour
 
-// Events are the hook events rein runs, in Claude Code's names.
-var Events = []agent.SteerEvent{
+// events are the hook events rein runs, in Claude Code's names.
+var events = []agent.SteerEvent{
 	agent.SteerSessionStart, agent.SteerUserPromptSubmit, agent.SteerPreToolUse,
 	agent.SteerPostToolUse, agent.SteerNotification, agent.SteerStop,
 	agent.SteerSubagentStop, agent.SteerPreCompact, agent.SteerSessionEnd,
 }
 
-// knownEvent reports whether name is one of Events.
+// Events returns the hook events rein runs, in Claude Code's names and
+// rein's order: a copy, so no importer can change what configuration
+// accepts.
+func Events() []agent.SteerEvent { return slices.Clone(events) }
+
+// knownEvent reports whether name is one of events.
 func knownEvent(name string) bool {
-	return slices.Contains(Events, agent.SteerEvent(name))
+	return slices.Contains(events, agent.SteerEvent(name))
 }
 
 // Layer says where a matcher group was configured, which decides what its
@@ -262,15 +267,15 @@ func buildGroup(event agent.SteerEvent, i int, spec GroupSpec, layer Layer) (Gro
 }
 
 func eventRank(name string) int {
-	if i := slices.Index(Events, agent.SteerEvent(name)); i >= 0 {
+	if i := slices.Index(events, agent.SteerEvent(name)); i >= 0 {
 		return i
 	}
-	return len(Events)
+	return len(events)
 }
 
 func eventList() string {
-	s := make([]string, len(Events))
-	for i, e := range Events {
+	s := make([]string, len(events))
+	for i, e := range events {
 		s[i] = string(e)
 	}
 	return strings.Join(s, ", ")

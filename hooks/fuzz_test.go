@@ -48,7 +48,7 @@ func FuzzInterpretOutput(f *testing.F) {
 			t.Fatal(err)
 		}
 		call := runCall("grep x")
-		for _, ev := range Events {
+		for _, ev := range Events() {
 			h := selected{cmd: Command{Command: "h", Timeout: DefaultTimeout}, layer: LayerProject}
 			o := interpret(ev, h, execResult{exitCode: code, stdout: stdout, stderr: stderr})
 			v := r.merge(agent.SteerPoint{Event: ev, Call: call}, []outcome{o})

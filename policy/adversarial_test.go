@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reinharness/rein/internal/adversarial"
+	"github.com/reinharness/rein/policy/internal/wspath"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -225,7 +226,7 @@ func TestAdversarialSymlinks(t *testing.T) {
 		{Call{ID: "c1", Spec: specApplyPatchWithPaths, Args: mustJSON(map[string]string{"patch": "hk/pre-commit"})}, Ask},
 	}
 	// Many files: a glob over them is checked up to a bound, then asks.
-	for i := range maxGlobMatches + 10 {
+	for i := range wspath.MaxGlobMatches + 10 {
 		if err := os.WriteFile(filepath.Join(ws, "sub", fmt.Sprintf("f%04d", i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

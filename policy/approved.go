@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reinharness/rein/internal/statefile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/internal/statefile"
 )
 
 // ApprovedStore remembers the project rules a user approved "always for

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path"
 	"strings"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
 )
 
 // callArgs are the top-level fields of a call's JSON arguments.
@@ -50,6 +52,22 @@ func (a callArgs) strings(field string) (vals []string, bad bool) {
 	return vals, bad
 }
 
+// CommandLines returns the command lines of a call to an exec tool: the
+// values of its spec's Effects.CommandArg. bad says the arguments are not
+// a JSON object or a value is not a string. A call to a tool that is not
+// an exec tool with a command argument has none.
+func CommandLines(c Call) (cmds []string, bad bool) {
+	eff := c.Spec.Effects
+	if !eff.Exec || eff.CommandArg == "" {
+		return nil, false
+	}
+	args, err := parseArgs(c.Args)
+	if err != nil {
+		return nil, true
+	}
+	return args.strings(eff.CommandArg)
+}
+
 // relPath turns a path argument into the form path rules match: relative
 // to the workspace when inside it, absolute otherwise.
 func (e *Engine) relPath(p string) string {
@@ -67,4 +85,17 @@ func (e *Engine) relPath(p string) string {
 		return p[len(e.opts.Workspace)+1:]
 	}
 	return p
+}
+
+// pathForms returns the forms of an absolute path that rules are matched
+// on: the path as written (cleaned) and the path it resolves to, each
+// relative to the workspace when inside it, with /proc/self/root/… read as
+// the path it aliases.
+func (e *Engine) pathForms(abs string) []string {
+	written := e.relPath(wspath.ProcAlias(path.Clean(abs)))
+	resolved := e.relPath(wspath.ProcAlias(wspath.Resolve(e.opts.Workspace, abs)))
+	if resolved == written {
+		return []string{written}
+	}
+	return []string{written, resolved}
 }

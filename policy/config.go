@@ -9,6 +9,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // ErrInvalidConfig wraps every error about a malformed [policy] table.
@@ -237,8 +239,8 @@ func checkExamples(prefix []string, exact bool, match, notMatch []string) error 
 }
 
 func exampleMatches(prefix []string, exact bool, example string) bool {
-	for _, c := range Analyze(example, AnalyzeOptions{}).Commands {
-		if prefixMatches(prefix, exact, c.norm) {
+	for _, c := range shell.Analyze(example, shell.Options{}).Commands {
+		if prefixMatches(prefix, exact, c.Norm) {
 			return true
 		}
 	}
@@ -270,4 +272,10 @@ func ParseAction(s string) (Action, error) {
 		return Deny, nil
 	}
 	return Deny, fmt.Errorf("action %q is not allow, ask or deny", s)
+}
+
+// firstLine is the first line of an error, for a one-line reason.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }

@@ -3,9 +3,10 @@ package policy
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
+	"github.com/reinharness/rein/policy/internal/wspath"
+	"github.com/reinharness/rein/policy/shell"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -18,26 +19,14 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	execCmd := eff.Exec && eff.CommandArg != ""
 
 	var commands []string
-	var analyses []*Analysis
+	var analyses []*shell.Analysis
 	if execCmd {
 		var bad bool
 		commands, bad = args.strings(eff.CommandArg)
 		if bad {
 			argsErr = fmt.Errorf("argument %q is not a string", eff.CommandArg)
 		}
-		opts := e.opts
-		if eff.DirArg != "" {
-			if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
-				opts.Dir = path.Clean(absUnder(e.opts.Workspace, dirs[0]))
-			}
-		}
-		for _, cmd := range commands {
-			an := Analyze(cmd, opts)
-			analyses = append(analyses, an)
-			if tr.on() {
-				tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), quoteArg(cmd)), Allow, "")
-			}
-		}
+		analyses = e.analyze(commands, e.analyzeOptions(args, eff), &tr)
 		if d, ok := e.hardDecision(spec.Name, analyses); ok {
 			tr.add("hard-deny", d.Reason, Deny, d.Rule)
 			return d
@@ -55,7 +44,7 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 	if execCmd {
 		v = e.commandsVerdict(spec, commands, analyses, base, &tr)
 		for _, p := range paths {
-			v = stricter(v, e.tightenPath(p, eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles, "argument "+quoteArg(p), &tr))
+			v = stricter(v, e.tightenPath(p, eff.ReadsFiles || !eff.WritesFiles, eff.WritesFiles, "argument "+wspath.Quote(p), &tr))
 		}
 	} else {
 		v = e.pathsVerdict(spec, paths, base, &tr)
@@ -80,6 +69,31 @@ func (e *Engine) decide(c Call, steps *[]Step) Decision {
 		}
 	}
 	return decision(spec.Name, stricter(v, project))
+}
+
+// analyzeOptions are the engine's analysis options for a call: the
+// command starts in the call's directory argument, if it has one.
+func (e *Engine) analyzeOptions(args callArgs, eff tool.Effects) shell.Options {
+	opts := e.opts
+	if eff.DirArg != "" {
+		if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
+			opts.Dir = path.Clean(wspath.AbsUnder(e.opts.Workspace, dirs[0]))
+		}
+	}
+	return opts
+}
+
+// analyze analyzes each command line of a call, tracing what it found.
+func (e *Engine) analyze(commands []string, opts shell.Options, tr *tracer) []*shell.Analysis {
+	var analyses []*shell.Analysis
+	for _, cmd := range commands {
+		an := shell.Analyze(cmd, opts)
+		analyses = append(analyses, an)
+		if tr.on() {
+			tr.add("analysis", fmt.Sprintf("%d commands, %d findings in %s", len(an.Commands), len(an.Findings), wspath.Quote(cmd)), Allow, "")
+		}
+	}
+	return analyses
 }
 
 // tracer records steps when Explain asked for them.
@@ -120,7 +134,7 @@ func decision(name string, v verdict) Decision {
 }
 
 // hardDecision returns the hard denial of the analysed commands, if any.
-func (e *Engine) hardDecision(name string, analyses []*Analysis) (Decision, bool) {
+func (e *Engine) hardDecision(name string, analyses []*shell.Analysis) (Decision, bool) {
 	for _, an := range analyses {
 		for _, f := range an.Hard() {
 			return Decision{
@@ -134,7 +148,7 @@ func (e *Engine) hardDecision(name string, analyses []*Analysis) (Decision, bool
 	}
 	for _, an := range analyses {
 		for _, inv := range an.Invocations {
-			argv := normalizeArgv(inv)
+			argv := shell.Normalize(inv)
 			for _, h := range e.hard {
 				if prefixMatches(h.prefix, false, argv) {
 					return Decision{
@@ -169,7 +183,7 @@ func (e *Engine) toolVerdicts(spec tool.Spec, tr *tracer) (base, project verdict
 // commandsVerdict decides the commands of an exec tool: the strictest
 // over every simple command, each decided by its most specific rule or
 // else the tool's verdict, then concerns, redirects and path rules.
-func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*Analysis, base verdict, tr *tracer) verdict {
+func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*shell.Analysis, base verdict, tr *tracer) verdict {
 	if len(commands) == 0 {
 		return stricter(base, tr.add("command", "no command given", Ask, "analysis:arguments").
 			verdict(fmt.Sprintf("rein finds no command in argument %q", spec.Effects.CommandArg)))
@@ -205,10 +219,10 @@ func (e *Engine) commandsVerdict(spec tool.Spec, commands []string, analyses []*
 }
 
 // commandVerdict decides one simple command.
-func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
-	shown := quoteArg(strings.Join(cmd.Args, " "))
+func (e *Engine) commandVerdict(cmd shell.Command, base verdict, tr *tracer) verdict {
+	shown := wspath.Quote(strings.Join(cmd.Args, " "))
 	var v verdict
-	if r := bestCommand(e.pool, cmd.norm); r != nil {
+	if r := bestCommand(e.pool, cmd.Norm); r != nil {
 		v = r.verdict(fmt.Sprintf("%s rule %s %s", r.layer, r.action, r.target()))
 	} else {
 		v = base
@@ -216,12 +230,12 @@ func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
 			v.reason = fmt.Sprintf("%s: %s", shown, base.reason)
 		}
 	}
-	if r := strictest(e.tighten, commandRule, func(r *rule) bool { return prefixMatches(r.prefix, r.exact, cmd.norm) }); r != nil {
+	if r := strictest(e.tighten, commandRule, func(r *rule) bool { return prefixMatches(r.prefix, r.exact, cmd.Norm) }); r != nil {
 		v = stricter(v, r.verdict(fmt.Sprintf("the project's rule %s %s", r.action, r.target())))
 	}
-	if cmd.runsCode != "" && v.action == Allow {
-		if r := bestCommand(e.pool, cmd.norm); r == nil || r.layer == LayerBuiltin {
-			v = stricter(v, verdict{action: Ask, rule: "analysis:runs-code", reason: cmd.runsCode})
+	if cmd.RunsCode != "" && v.action == Allow {
+		if r := bestCommand(e.pool, cmd.Norm); r == nil || r.layer == LayerBuiltin {
+			v = stricter(v, verdict{action: Ask, rule: "analysis:runs-code", reason: cmd.RunsCode})
 		}
 	}
 	tr.add("command", shown+": "+v.reason, v.action, v.rule)
@@ -233,91 +247,27 @@ func (e *Engine) commandVerdict(cmd Command, base verdict, tr *tracer) verdict {
 // wherever symlinks lead: `cat .env` is reading .env whatever tool does
 // it. The access of a command's argument is not known, so rules of every
 // access apply.
-func (e *Engine) wordPathsVerdict(cmd Command, tr *tracer) verdict {
+func (e *Engine) wordPathsVerdict(cmd shell.Command, tr *tracer) verdict {
 	v := verdict{action: Allow}
-	linking := linkKind(texts(cmd.words))
-	for i, w := range cmd.words {
-		if i == 0 || !w.pathOK || w.text == "" {
+	linking := cmd.LinkKind()
+	for i, w := range cmd.Words {
+		if i == 0 || !w.PathOK || w.Text == "" {
 			continue
 		}
-		what := "argument " + quoteArg(w.text)
-		for _, p := range pathCandidates(w.path) {
-			if cmd.afterLink && (!path.IsAbs(p) || within(path.Clean(p), e.opts.Workspace)) {
-				v = stricter(v, tr.add("path", what+" after "+cmd.afterLinkBy, Ask, "analysis:path").
-					verdict(what+" comes after "+quoteArg(cmd.afterLinkBy)+", which may create links or files rein cannot see yet; run it as a command of its own"))
+		what := "argument " + wspath.Quote(w.Text)
+		for _, p := range wspath.Candidates(w.Path) {
+			if cmd.AfterLink != "" && (!path.IsAbs(p) || wspath.Within(path.Clean(p), e.opts.Workspace)) {
+				v = stricter(v, tr.add("path", what+" after "+cmd.AfterLink, Ask, "analysis:path").
+					verdict(what+" comes after "+wspath.Quote(cmd.AfterLink)+", which may create links or files rein cannot see yet; run it as a command of its own"))
 				continue
 			}
-			v = stricter(v, e.tightenWhere(p, w.glob, cmd.cwds, cmd.cwdUnknown, true, true, what, tr))
+			v = stricter(v, e.tightenWhere(p, w.Glob, cmd.Cwds, cmd.CwdUnknown, true, true, what, tr))
 			if linking != "" {
-				v = stricter(v, e.linkTarget(p, linking == "link", cmd.cwds, what, tr))
+				v = stricter(v, e.linkTarget(p, linking == "link", cmd.Cwds, what, tr))
 			}
 		}
 	}
 	return v
-}
-
-// pathCandidates are the paths an argument may name: itself, the value
-// of --opt=value or key=value (dd of=F), what follows a short option
-// (-fFILE, -oFILE), and what follows a colon (HEAD:secrets/key,
-// host:path). Checking a few strings too many costs little; missing the
-// one a program opens is a bypass.
-func pathCandidates(t string) []string {
-	var out []string
-	switch {
-	case t == "-" || t == "--":
-	case strings.HasPrefix(t, "--"):
-		if _, value, ok := strings.Cut(t, "="); ok && value != "" {
-			out = append(out, value)
-		}
-	case strings.HasPrefix(t, "-"):
-		// -fFILE, -xfFILE, -czfFILE; a short cluster of letters (-la,
-		// -rf) names no file.
-		if len(t) <= 4 && isLetters(t[1:]) {
-			break
-		}
-		for k := 2; k < len(t) && k <= 4; k++ {
-			out = append(out, t[k:])
-		}
-	default:
-		out = append(out, t)
-		if _, value, ok := strings.Cut(t, "="); ok && value != "" {
-			out = append(out, value)
-		}
-	}
-	for _, p := range slices.Clone(out) {
-		if i := strings.LastIndexByte(p, ':'); i >= 0 && i+1 < len(p) {
-			out = append(out, p[i+1:])
-		}
-	}
-	return out
-}
-
-func isLetters(s string) bool {
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// linkKind says whether a command makes links ("link": ln, cp -s/-l) or
-// moves directory entries ("move": mv, rsync, cp, install), or neither.
-func linkKind(argv []string) string {
-	switch cmdBase(argv[0]) {
-	case "ln", "link":
-		return "link"
-	case "cp":
-		if slices.ContainsFunc(argv[1:], func(t string) bool {
-			return t == "--symbolic-link" || t == "--link" || strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "sl")
-		}) {
-			return "link"
-		}
-		return "move"
-	case "mv", "rsync", "install":
-		return "move"
-	}
-	return ""
 }
 
 // linkTarget asks when an argument of a linking command is the workspace
@@ -329,35 +279,35 @@ func (e *Engine) linkTarget(p string, link bool, cwds []string, what string, tr 
 		cwds = []string{e.opts.Workspace}
 	}
 	for _, dir := range cwds {
-		abs := absUnder(dir, p)
-		for _, form := range []string{path.Clean(abs), resolveIn(e.opts.Workspace, abs)} {
-			form = procAlias(form)
+		abs := wspath.AbsUnder(dir, p)
+		for _, form := range []string{path.Clean(abs), wspath.Resolve(e.opts.Workspace, abs)} {
+			form = wspath.ProcAlias(form)
 			rel := e.relPath(form)
-			if link && within(e.opts.Workspace, form) || rel == ".git" || strings.HasSuffix(rel, "/.git") {
-				return tr.add("path", what+" links or moves "+quoteArg(rel), Ask, "analysis:link").
-					verdict(what + " links or moves " + quoteArg(rel) + ", which holds the workspace or protected files; paths through such a link would escape the rules")
+			if link && wspath.Within(e.opts.Workspace, form) || rel == ".git" || strings.HasSuffix(rel, "/.git") {
+				return tr.add("path", what+" links or moves "+wspath.Quote(rel), Ask, "analysis:link").
+					verdict(what + " links or moves " + wspath.Quote(rel) + ", which holds the workspace or protected files; paths through such a link would escape the rules")
 			}
 		}
 	}
 	return verdict{action: Allow}
 }
 
-func (e *Engine) redirectVerdict(rd Redirect, tr *tracer) verdict {
-	if rd.Op == "<<" || rd.Op == "<<-" || !rd.pathOK {
+func (e *Engine) redirectVerdict(rd shell.Redirect, tr *tracer) verdict {
+	if rd.Op == "<<" || rd.Op == "<<-" || !rd.PathOK {
 		return verdict{action: Allow}
 	}
-	what := "redirect " + rd.Op + " " + quoteArg(rd.Target)
-	if rd.afterLink && (!path.IsAbs(rd.path) || within(path.Clean(rd.path), e.opts.Workspace)) {
-		return tr.add("path", what+" after "+rd.afterLinkBy, Ask, "analysis:path").
-			verdict(what + " comes after " + quoteArg(rd.afterLinkBy) + ", which may create links or files rein cannot see yet; run it as a command of its own")
+	what := "redirect " + rd.Op + " " + wspath.Quote(rd.Target)
+	if rd.AfterLink != "" && (!path.IsAbs(rd.Path) || wspath.Within(path.Clean(rd.Path), e.opts.Workspace)) {
+		return tr.add("path", what+" after "+rd.AfterLink, Ask, "analysis:path").
+			verdict(what + " comes after " + wspath.Quote(rd.AfterLink) + ", which may create links or files rein cannot see yet; run it as a command of its own")
 	}
-	v := e.tightenWhere(rd.path, rd.glob, rd.cwds, rd.cwdUnknown, !rd.Write, rd.Write, what, tr)
-	if !rd.Write || isDevNull(rd.path) {
+	v := e.tightenWhere(rd.Path, rd.Glob, rd.Cwds, rd.CwdUnknown, !rd.Write, rd.Write, what, tr)
+	if !rd.Write || isDevNull(rd.Path) {
 		return v
 	}
 	w := e.preset.writeVerdict()
 	if w.action != Allow {
-		w.reason = fmt.Sprintf("the command writes to %s: %s", quoteArg(rd.Target), w.reason)
+		w.reason = fmt.Sprintf("the command writes to %s: %s", wspath.Quote(rd.Target), w.reason)
 		tr.add("redirect", w.reason, w.action, w.rule)
 	}
 	return stricter(v, w)
@@ -385,8 +335,8 @@ func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, re
 	}
 	v := verdict{action: Allow}
 	for _, dir := range cwds {
-		abs := absUnder(dir, p)
-		if procCwd(abs) {
+		abs := wspath.AbsUnder(dir, p)
+		if wspath.ProcCwd(abs) {
 			return tr.add("path", what+" through /proc", Ask, "analysis:path").
 				verdict(what + " reaches a working directory through /proc, which rein cannot tell; use a path from the workspace root")
 		}
@@ -394,11 +344,11 @@ func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, re
 		if !glob {
 			continue
 		}
-		matches, complete := expandGlob(e.opts.Workspace, abs)
+		matches, complete := wspath.ExpandGlob(e.opts.Workspace, abs)
 		for _, m := range matches {
-			v = stricter(v, e.tightenAbs(m, read, write, what+" (matching "+quoteArg(e.relPath(m))+")", tr))
+			v = stricter(v, e.tightenAbs(m, read, write, what+" (matching "+wspath.Quote(e.relPath(m))+")", tr))
 		}
-		if !complete && within(path.Clean(abs), e.opts.Workspace) {
+		if !complete && wspath.Within(path.Clean(abs), e.opts.Workspace) {
 			v = stricter(v, tr.add("path", what+": too many matches to check", Ask, "analysis:path").
 				verdict(what+" matches more files than rein checks against the path rules; name the files"))
 		}
@@ -410,7 +360,7 @@ func (e *Engine) tightenWhere(p string, glob bool, cwds []string, cwdUnknown, re
 // path (relative to the workspace, or absolute): commands may only be
 // restricted by path rules, never allowed.
 func (e *Engine) tightenPath(p string, read, write bool, what string, tr *tracer) verdict {
-	return e.tightenAbs(absUnder(e.opts.Workspace, p), read, write, what, tr)
+	return e.tightenAbs(wspath.AbsUnder(e.opts.Workspace, p), read, write, what, tr)
 }
 
 // tightenAbs is tightenPath for an absolute path, matched in every form
@@ -445,7 +395,7 @@ func (e *Engine) pathsVerdict(spec tool.Spec, paths []string, base verdict, tr *
 	}
 	v := verdict{action: Allow}
 	for _, p := range paths {
-		forms := e.pathForms(absUnder(e.opts.Workspace, p))
+		forms := e.pathForms(wspath.AbsUnder(e.opts.Workspace, p))
 		pv := base
 		// An allow rule lifts the preset only when it matches every form
 		// of the path: `ok/x` must not reach, through a symlink, a file
@@ -459,18 +409,18 @@ func (e *Engine) pathsVerdict(spec tool.Spec, paths []string, base verdict, tr *
 				liftAll = false
 			case r.action != Allow:
 				liftAll = false
-				pv = stricter(pv, r.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), r.layer, r.target())))
+				pv = stricter(pv, r.verdict(fmt.Sprintf("%s matches %s path rule %s", wspath.Quote(p), r.layer, r.target())))
 			case lift == nil:
 				lift = r
 			}
 		}
 		if lift != nil && liftAll && liftable {
-			pv = lift.verdict(fmt.Sprintf("%s matches %s path rule %s", quoteArg(p), lift.layer, lift.target()))
+			pv = lift.verdict(fmt.Sprintf("%s matches %s path rule %s", wspath.Quote(p), lift.layer, lift.target()))
 		}
 		for _, rel := range forms {
 			pv = stricter(pv, e.projectPath(rel, read, write, p))
 		}
-		tr.add("path", quoteArg(p)+": "+pv.reason, pv.action, pv.rule)
+		tr.add("path", wspath.Quote(p)+": "+pv.reason, pv.action, pv.rule)
 		v = stricter(v, pv)
 	}
 	return v
@@ -491,14 +441,5 @@ func (e *Engine) projectPath(rel string, read, write bool, shown string) verdict
 	if r == nil {
 		return verdict{action: Allow}
 	}
-	return r.verdict(fmt.Sprintf("%s matches the project's path rule %s", quoteArg(shown), r.target()))
-}
-
-// normalizeArgv is normalize for plain strings.
-func normalizeArgv(argv []string) []string {
-	ws := make([]word, len(argv))
-	for i, a := range argv {
-		ws[i] = litWord(a)
-	}
-	return normalize(ws)
+	return r.verdict(fmt.Sprintf("%s matches the project's path rule %s", wspath.Quote(shown), r.target()))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reinharness/rein/tool"
@@ -48,19 +49,24 @@ func GitControlPaths() []PathRule {
 	}
 }
 
-// ProtectedNames are the workspace entries, besides git's hooks and
+// protectedNames are the workspace entries, besides git's hooks and
 // config, whose contents decide what runs later outside the sandbox or
 // how rein itself behaves: rein's project configuration, the MCP servers
 // and agent definitions other clients read, direnv's .envrc and the
 // editor tasks of .vscode. Writes to them (or anything inside them) ask
 // under every preset, whichever path leads there.
-var ProtectedNames = []string{".rein", ".mcp.json", ".claude", ".agents", ".envrc", ".vscode"}
+var protectedNames = []string{".rein", ".mcp.json", ".claude", ".agents", ".envrc", ".vscode"}
+
+// ProtectedNames returns the workspace entries whose writes ask under
+// every preset (see protectedNames): a copy, so no importer can rewrite
+// the list the engine protects.
+func ProtectedNames() []string { return slices.Clone(protectedNames) }
 
 // ProtectedPaths are the built-in path rules for GitControlPaths and
 // ProtectedNames.
 func ProtectedPaths() []PathRule {
 	rules := GitControlPaths()
-	for _, name := range ProtectedNames {
+	for _, name := range protectedNames {
 		rules = append(rules, protectedRules(name, "writing "+name+" changes what rein or other tools run later")...)
 	}
 	return rules

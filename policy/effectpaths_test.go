@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,5 +150,23 @@ func TestDestructiveHintOnlyTightensExternalTools(t *testing.T) {
 		if d.Action != tt.want {
 			t.Errorf("%s %s: %v (%s), want %v", tt.preset, tt.call.Spec.Name, d.Action, d.Reason, tt.want)
 		}
+	}
+}
+
+// TestProtectedNamesIsACopy: an importer changing the returned list
+// changes neither the next caller's list nor the rules the engine builds.
+func TestProtectedNamesIsACopy(t *testing.T) {
+	got := ProtectedNames()
+	if !slices.Contains(got, ".rein") {
+		t.Fatalf("ProtectedNames() = %q, want .rein among them", got)
+	}
+	before := len(ProtectedPaths())
+	got[0] = "nothing-to-protect"
+	if again := ProtectedNames(); again[0] == "nothing-to-protect" || len(ProtectedPaths()) != before {
+		t.Errorf("writing to ProtectedNames()'s result changed the list: %q", again)
+	}
+	rules := ProtectedPaths()
+	if !slices.ContainsFunc(rules, func(r PathRule) bool { return r.Pattern == ".rein" }) {
+		t.Errorf("ProtectedPaths lost .rein after a caller wrote to ProtectedNames()'s result")
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinharness/rein/policy/internal/wspath"
 	"github.com/reinharness/rein/policy/netrules"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // LayerKind orders configuration layers: built-in < user < project.
@@ -82,7 +84,7 @@ type EngineConfig struct {
 // bounded resolution of paths inside the workspace (symlinks, globs; see
 // resolve.go).
 type Engine struct {
-	opts   AnalyzeOptions
+	opts   shell.Options
 	preset Preset
 	// cap is the tightest project preset ("" when no project sets one):
 	// WithPreset keeps the preset at or below it.
@@ -132,11 +134,11 @@ func NewEngine(cfg EngineConfig) (*Engine, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	ws := canonicalWorkspace(cfg.Workspace)
+	ws := CanonicalWorkspace(cfg.Workspace)
 	if err := cfg.Network.Validate(); err != nil {
 		return nil, fmt.Errorf("policy: [network]: %w", err)
 	}
-	e := &Engine{opts: AnalyzeOptions{Workspace: ws, Home: cleanOr(home, unknownHome)}, preset: PresetEditor, network: cfg.Network}
+	e := &Engine{opts: shell.Options{Workspace: ws, Home: wspath.CleanOr(home, wspath.UnknownHome)}, preset: PresetEditor, network: cfg.Network}
 	layers := cfg.Layers
 	if !slices.ContainsFunc(layers, func(l Layer) bool { return l.Kind == LayerBuiltin }) {
 		layers = append([]Layer{{Kind: LayerBuiltin, Source: "built-in", Config: BuiltinConfig()}}, layers...)

@@ -175,7 +175,7 @@ func TestFileApprovedStoreWithEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	rule := CommandRule{Prefix: []string{"make", "test"}, Exact: true, Action: "allow"}
-	if err := store.Approve(canonicalWorkspace(ws), rule.Fingerprint(ws), "make test"); err != nil {
+	if err := store.Approve(CanonicalWorkspace(ws), rule.Fingerprint(ws), "make test"); err != nil {
 		t.Fatal(err)
 	}
 	reopened, err := OpenApprovedStore(filepath.Join(dir, "state", "approved.json"))

@@ -2,9 +2,13 @@ package policy
 
 import (
 	"context"
-	"io"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // allowAll builds the most permissive rule set an attacker could hope
@@ -29,10 +33,10 @@ func allowAll() Config {
 	}
 	add([]string{"git", "push"}, false)
 	for _, h := range hardCommands {
-		for _, cmd := range Analyze(h.cmd, AnalyzeOptions{Workspace: testWorkspace, Home: testHome}).Commands {
-			if len(cmd.norm) > 0 {
-				add(cmd.norm[:1], false)
-				add(cmd.norm, true)
+		for _, cmd := range shell.Analyze(h.cmd, shell.Options{Workspace: testWorkspace, Home: testHome}).Commands {
+			if len(cmd.Norm) > 0 {
+				add(cmd.Norm[:1], false)
+				add(cmd.Norm, true)
 			}
 		}
 	}
@@ -58,12 +62,12 @@ func TestHardDenialsAreNeverLifted(t *testing.T) {
 		user, project *Config
 	}
 	ruleSets := []ruleSet{{name: "no rules"}, {name: "allow-all user", user: &all}, {name: "allow-all approved project", project: &all}}
-	// Approvers that would allow anything they are asked about.
+	// Approvers that would allow anything they are asked about (the
+	// console approver, a front end's, has the same matrix in
+	// internal/approve: TestConsolePassesHardDenialsUnchanged).
 	approvers := map[string]Approver{
-		"auto":           Auto(),
-		"never":          Never(),
-		"console-yes":    Console(strings.NewReader(strings.Repeat("y\n", 4)), io.Discard, ConsoleOptions{}),
-		"console-always": Console(strings.NewReader(strings.Repeat("a\n", 4)), io.Discard, ConsoleOptions{Workspace: t.TempDir(), Approved: NewMemoryApprovedStore()}),
+		"auto":  Auto(),
+		"never": Never(),
 	}
 	checked := 0
 	for _, p := range allPresets {
@@ -90,7 +94,7 @@ func TestHardDenialsAreNeverLifted(t *testing.T) {
 	// hard denial that stops every case above.
 	ask := runCall("go build ./...")
 	askD := newEngine(t, PresetEditor, nil, nil, nil).Decide(ctx, ask)
-	for _, name := range []string{"auto", "console-yes"} {
+	for _, name := range []string{"auto"} {
 		if got, err := approvers[name].Approve(ctx, ask, askD); err != nil || got.Action != Allow {
 			t.Errorf("approver %s does not allow an ask: %+v, %v", name, got, err)
 		}
@@ -107,6 +111,29 @@ func TestAllowAllRulesDoLift(t *testing.T) {
 	for _, cmd := range []string{"git status", "rm -rf build", "curl -o x https://example.com", "find . -name x"} {
 		if d := e.Decide(context.Background(), runCall(cmd)); d.Action != Allow {
 			t.Errorf("%q under allow-all: %v (%s); want allow", cmd, d.Action, d.Reason)
+		}
+	}
+}
+
+// TestAnalyzerSeedsHoldTheAttacks keeps policy/shell's FuzzAnalyze seeds
+// in step with the tables here: every hard denial and path attack is a
+// seed of the analyzer's fuzz target.
+func TestAnalyzerSeedsHoldTheAttacks(t *testing.T) {
+	data, err := os.ReadFile("shell/testdata/analyze_seeds.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var cmds []string
+	for _, h := range hardCommands {
+		cmds = append(cmds, h.cmd)
+	}
+	for _, c := range class3Cases {
+		cmds = append(cmds, c.cmd)
+	}
+	for _, cmd := range cmds {
+		if !slices.Contains(lines, strconv.Quote(cmd)) {
+			t.Errorf("%q is not a seed in shell/testdata/analyze_seeds.txt; add the line %s", cmd, strconv.Quote(cmd))
 		}
 	}
 }

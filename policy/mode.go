@@ -3,9 +3,11 @@ package policy
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sync/atomic"
+
+	"github.com/reinharness/rein/policy/internal/wspath"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // planNoChange is the reason of every plan-mode denial: the model is to
@@ -70,7 +72,7 @@ func (e *Engine) planDecision(c Call, d Decision, steps *[]Step) Decision {
 // the read-only set (readonly.go), as the read-only preset would allow it.
 func (e *Engine) readOnlyCall(c Call) bool {
 	eff := c.Spec.Effects
-	if eff.CommandArg == "" || within(e.opts.Home, e.opts.Workspace) {
+	if eff.CommandArg == "" || wspath.Within(e.opts.Home, e.opts.Workspace) {
 		return false
 	}
 	args, err := parseArgs(c.Args)
@@ -81,14 +83,9 @@ func (e *Engine) readOnlyCall(c Call) bool {
 	if bad || len(commands) == 0 {
 		return false
 	}
-	opts := e.opts
-	if eff.DirArg != "" {
-		if dirs, _ := args.strings(eff.DirArg); len(dirs) == 1 && dirs[0] != "" {
-			opts.Dir = path.Clean(absUnder(e.opts.Workspace, dirs[0]))
-		}
-	}
+	opts := e.analyzeOptions(args, eff)
 	for _, cmd := range commands {
-		if e.readOnlyLine(cmd, Analyze(cmd, opts)) != "" {
+		if shell.Analyze(cmd, opts).ReadOnly(cmd, e.readOnlyPath) != "" {
 			return false
 		}
 	}

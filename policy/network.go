@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/reinharness/rein/policy/internal/wspath"
 	"github.com/reinharness/rein/policy/netrules"
 	"github.com/reinharness/rein/tool"
 )
@@ -31,7 +32,7 @@ func (e *Engine) networkVerdict(spec tool.Spec, args callArgs, base, v verdict, 
 		switch verdictOf, rule := e.network.Decide(host); verdictOf {
 		case netrules.Denied:
 			d := verdict{action: Deny, rule: "network:deny " + rule, explicit: true,
-				reason: fmt.Sprintf("the host %s matches the [network] deny rule %q", quoteArg(host), rule)}
+				reason: fmt.Sprintf("the host %s matches the [network] deny rule %q", wspath.Quote(host), rule)}
 			tr.add("network", d.reason, Deny, d.rule)
 			return stricter(v, d)
 		case netrules.Allowed:

@@ -3,12 +3,13 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"github.com/reinharness/rein/internal/statefile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reinharness/rein/internal/statefile"
 )
 
 // ProjectConfigPath is where a workspace's configuration lives.

@@ -155,22 +155,22 @@ func (r *rule) fingerprint(workspace string) string {
 // examples and reasons are not part of it: they do not change what the
 // rule allows.
 func (r ToolRule) Fingerprint(workspace string) string {
-	return compileTool(r).fingerprint(canonicalWorkspace(workspace))
+	return compileTool(r).fingerprint(CanonicalWorkspace(workspace))
 }
 
 // Fingerprint identifies this rule approved for a workspace.
 func (r CommandRule) Fingerprint(workspace string) string {
-	return compileCommand(r).fingerprint(canonicalWorkspace(workspace))
+	return compileCommand(r).fingerprint(CanonicalWorkspace(workspace))
 }
 
 // Fingerprint identifies this rule approved for a workspace.
 func (r PathRule) Fingerprint(workspace string) string {
-	return compilePath(r).fingerprint(canonicalWorkspace(workspace))
+	return compilePath(r).fingerprint(CanonicalWorkspace(workspace))
 }
 
-// canonicalWorkspace makes one workspace give one key however it is
+// CanonicalWorkspace makes one workspace give one key however it is
 // spelt: absolute, cleaned, symlinks resolved where possible.
-func canonicalWorkspace(ws string) string {
+func CanonicalWorkspace(ws string) string {
 	if ws == "" {
 		return ""
 	}

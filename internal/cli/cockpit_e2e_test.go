@@ -231,7 +231,7 @@ func TestTermTextModeDenialOnce(t *testing.T) {
 	e := newEnv(t)
 	tm := e.startTerm(t, 120, 30, "run", "-e", srv.URL, "go")
 	tm.waitText("[n]o:")
-	time.Sleep(time.Second) // keys typed within policy.DefaultSettle are ignored
+	time.Sleep(time.Second) // keys typed within approve.DefaultSettle are ignored
 	tm.typ("n")
 	tm.key("Enter")
 	tm.waitText("Reason for the model")

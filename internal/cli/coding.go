@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/approve"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -255,7 +256,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 			h.approver = &gatedApprover{gate: h.gate, inner: h.approver}
 		}
 	} else if o.lines != nil && o.flags.approve == approveAsk {
-		h.approver = policy.Console(strings.NewReader(""), a.Stderr, policy.ConsoleOptions{
+		h.approver = approve.Console(strings.NewReader(""), a.Stderr, approve.ConsoleOptions{
 			Workspace: ws.Dir(), Approved: approved, Decider: h.modes, ReadLine: o.lines.readLine,
 			Terminal: terminalFile(a.Stdin),
 		})

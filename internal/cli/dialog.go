@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinharness/rein/internal/approve"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/shell"
 	"github.com/reinharness/rein/workspace"
 )
 
@@ -38,7 +40,7 @@ type dialogApprover struct {
 
 func newDialogApprover(f *tuiFront, ws *workspace.Workspace, perms *permissionStore, engine policy.Decider) *dialogApprover {
 	d := &dialogApprover{front: f, ws: ws, perms: perms}
-	d.inner = policy.Console(strings.NewReader(""), io.Discard, policy.ConsoleOptions{Workspace: ws.Dir(), Decider: engine, ReadLine: d.readLine})
+	d.inner = approve.Console(strings.NewReader(""), io.Discard, approve.ConsoleOptions{Workspace: ws.Dir(), Decider: engine, ReadLine: d.readLine})
 	return d
 }
 
@@ -102,7 +104,7 @@ func (d *dialogApprover) request(c policy.Call, dec policy.Decision) tui.Approva
 	if r.Command == "" && r.Diff == "" {
 		r.Args = compactJSON(c.Args)
 	}
-	r.CanAlways = d.perms != nil && alwaysLifts(dec) && len(grants(c, d.ws.Dir())) > 0
+	r.CanAlways = d.perms != nil && approve.AlwaysLifts(dec) && len(grants(c, d.ws.Dir())) > 0
 	return r
 }
 
@@ -123,7 +125,7 @@ func grants(c policy.Call, ws string) []permission {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
-	an := policy.Analyze(cmd, policy.AnalyzeOptions{Workspace: ws, Home: home})
+	an := shell.Analyze(cmd, shell.Options{Workspace: ws, Home: home})
 	if len(an.Concerns()) > 0 || len(an.Hard()) > 0 || len(an.Commands) == 0 {
 		return nil
 	}
@@ -135,24 +137,6 @@ func grants(c policy.Call, ws string) []permission {
 		out = append(out, permission{Command: sc.Args, Added: now})
 	}
 	return out
-}
-
-// alwaysLifts reports whether a user-level exact allow would lift the
-// decision (as the console approver decides for its [a]lways): a
-// preset's default, a destructive-tool ask, a built-in or user ask rule
-// for a command prefix — not a path rule, a tool-wide rule or the
-// project's own rules.
-func alwaysLifts(d policy.Decision) bool {
-	switch {
-	case strings.HasPrefix(d.Rule, "preset:"), d.Rule == "annotation:destructive":
-		return true
-	}
-	for _, p := range []string{"rule:builtin:ask ", "rule:user:ask "} {
-		if rest, ok := strings.CutPrefix(d.Rule, p); ok {
-			return !strings.HasPrefix(rest, "path ") && !strings.HasPrefix(rest, "tool ")
-		}
-	}
-	return false
 }
 
 // maxPreview bounds the file read for a write's preview.

@@ -39,7 +39,7 @@ func TestProtectedListsAgree(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range append([]string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks"}, policy.ProtectedNames...) {
+	for _, name := range append([]string{".git/config", ".git/config.worktree", ".git/commondir", ".git/hooks"}, policy.ProtectedNames()...) {
 		if !slices.Contains(sandboxed, name) {
 			t.Errorf("the policy protects %s, but the sandbox does not bind it read-only", name)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/policy"
+	"github.com/reinharness/rein/policy/shell"
 )
 
 // literalWord is a command word rein compares as written: no quoting,
@@ -142,7 +143,7 @@ func wrapper(words []string) bool {
 	// The arguments a wrapper may want before its command: a duration
 	// (timeout), -c (shells), none (env, nice, nohup).
 	for _, rest := range []string{" true", " 5 true", " -c true"} {
-		an := policy.Analyze(strings.Join(words, " ")+rest, policy.AnalyzeOptions{})
+		an := shell.Analyze(strings.Join(words, " ")+rest, shell.Options{})
 		if len(an.Commands) > 0 && len(an.Commands[0].Via) > 0 {
 			return true
 		}
