@@ -34,6 +34,10 @@ const (
 // chat. Only flags the user actually set override the configuration.
 type commonFlags struct {
 	fs *pflag.FlagSet
+	// mcpOnly, when not nil, is the set of MCP servers to start (set by
+	// commands, not by a flag): rein mcp serve --tools starts only the
+	// servers whose tools it serves.
+	mcpOnly map[string]bool
 
 	endpoint, apiKey, model, provider string
 	workspace, configFile, system     string

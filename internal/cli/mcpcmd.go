@@ -297,7 +297,7 @@ func (a *App) withManager(ctx context.Context, servers []mcp.ServerConfig, ws st
 			return a.fail(err, nil)
 		}
 		defer sw.Close()
-		mc.Confine = mcpConfiner(sw)
+		mc.Confine = mcpConfiner(sw, a.nestingDepth())
 	}
 	mc.Tokens = a.tokenStore(f.stateDir)
 	if f.signIn && len(servers) == 1 && servers[0].UsesOAuth() && mc.Tokens != nil {

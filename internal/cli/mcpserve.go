@@ -95,6 +95,7 @@ func (a *App) mcpServe(ctx context.Context, f *serveFlags) error {
 	if err != nil {
 		return a.fail(err, nil)
 	}
+	f.common.mcpOnly = servedServers(f.tools)
 	// No terminal is ever attached to the harness: stdin carries the
 	// protocol (stdio) or nobody (HTTP), so ask behaves as never.
 	h, err := a.newHarness(cfg, harnessOptions{workspace: ws, flags: &f.common})
@@ -159,6 +160,22 @@ func (a *App) serveOn(ctx context.Context, srv *mcpserver.Server, f *serveFlags,
 	}
 	fmt.Fprintf(errw, "rein mcp serve: serving %s at http://%s%s\n", what, ln.Addr(), mcpserver.EndpointPath)
 	return srv.Serve(ctx, ln)
+}
+
+// servedServers is the set of MCP servers whose tools --tools names
+// (server__tool), or nil without --tools: a server that serves nothing is
+// not started.
+func servedServers(names []string) map[string]bool {
+	if len(names) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		if server, _, ok := strings.Cut(strings.TrimSpace(n), "__"); ok && server != "" {
+			out[server] = true
+		}
+	}
+	return out
 }
 
 // approveMode names what --approve does for a server.

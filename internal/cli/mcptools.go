@@ -69,6 +69,12 @@ func (a *App) planMCP(cfg *config.Config, workspace string, flags *commonFlags) 
 	if err != nil {
 		return nil, err
 	}
+	if servers, err = a.withinNesting(servers); err != nil {
+		return nil, err
+	}
+	if flags.mcpOnly != nil {
+		servers = slices.DeleteFunc(servers, func(sc mcp.ServerConfig) bool { return !flags.mcpOnly[sc.Name] })
+	}
 	// A repository's own servers start only once the user trusted them.
 	trusted, untrusted, files := a.trustStore(stateDirFlag).SplitTrusted(servers, workspace)
 	a.warnUntrusted(untrusted)
@@ -109,7 +115,7 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 	}
 	mt := &mcpTools{app: a, set: set, added: map[string]bool{}, wait: plan.wait, reported: map[string]bool{}}
 	mc := a.mcpConfig(plan.servers, ws.Dir(), in)
-	mc.Confine = mcpConfiner(ws)
+	mc.Confine = mcpConfiner(ws, a.nestingDepth())
 	mc.Tokens = plan.tokens // never an Authorizer: a run does not start sign-ins
 	mc.OnConnected = func(server string) {
 		go mt.join(server)
@@ -158,14 +164,14 @@ func serverDir(sc mcp.ServerConfig, ws string) string {
 // (rein mcp trust --network); a server of the user's own config keeps it
 // unless network = false. Only a user server with sandbox = false, whose
 // files all lie outside the workspace, runs unconfined.
-func mcpConfiner(ws *workspace.Workspace) func(mcp.ServerConfig) (mcp.Confinement, error) {
+func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp.Confinement, error) {
 	return func(sc mcp.ServerConfig) (mcp.Confinement, error) {
 		dir := serverDir(sc, ws.Dir())
 		if sc.Unconfined && !sc.Project {
 			if err := checkOutsideWorkspace(canonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
 				return mcp.Confinement{}, fmt.Errorf("sandbox = false refused: %w", err)
 			}
-			return mcp.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}}, nil
+			return mcp.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}, Env: []string{nestingEnv(depth)}}, nil
 		}
 		network := !sc.Project
 		if sc.Network != nil {
@@ -189,7 +195,7 @@ func mcpConfiner(ws *workspace.Workspace) func(mcp.ServerConfig) (mcp.Confinemen
 		if err != nil {
 			return mcp.Confinement{}, err
 		}
-		return mcp.Confinement{Policy: pol, Env: env}, nil
+		return mcp.Confinement{Policy: pol, Env: append(env, nestingEnv(depth))}, nil
 	}
 }
 

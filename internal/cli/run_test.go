@@ -197,7 +197,7 @@ func TestUnauthorized(t *testing.T) {
 	if res.code != 1 {
 		t.Errorf("exit %d, want 1", res.code)
 	}
-	want := fmt.Sprintf("rein: the model server at %s rejected the API key (401 invalid_api_key): pass --api-key or set REIN_API_KEY", srv.URL)
+	want := fmt.Sprintf("rein: the model server at %s rejected the API key (401 invalid_api_key): pass --api-key or set REIN_API_KEY (or OPENAI_API_KEY, LLAMA_API_KEY)", srv.URL)
 	if diff := cmp.Diff([]string{want}, lines(res.stderr)); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)
 	}

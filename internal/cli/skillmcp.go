@@ -68,7 +68,7 @@ func (a *App) skillServers(ws *workspace.Workspace, workspace, stateDirFlag stri
 			return nil, nil, err
 		}
 		mc := a.mcpConfig(trusted, workspace, mcp.Decline{})
-		mc.Confine = mcpConfiner(ws)
+		mc.Confine = mcpConfiner(ws, a.nestingDepth())
 		mc.OnProblem = func(p mcp.Problem) {
 			fmt.Fprintf(a.Stderr, "rein: warning: skill %s: MCP server %s: %s\n", s.Name, p.Server, oneLine(p.Err.Error()))
 		}
