@@ -117,17 +117,11 @@ func parseHead(data []byte) (string, head, error) {
 	return f[2], head{seq: seq, chain: chain}, nil
 }
 
-// readHeads reads the head files of the sessions of store (the id of the
-// database at dbPath). Files that do not parse or name another store (one
-// moved aside and replaced) are skipped: a head is evidence of what was
-// committed, and a file without one is no evidence.
-func readHeads(dbPath, store string) (map[string]head, error) {
-	files, err := readHeadFiles(dbPath)
-	return files.of(store), err
-}
-
 // headFiles are the well-formed head files beside a database, by session
-// id, with the store each names.
+// id, with the store each names. Files that do not parse are left out, and
+// of names only the store's own (not those of one moved aside and
+// replaced): a head is evidence of what was committed, and a file without
+// one is no evidence.
 type headFiles map[string]storeHead
 
 type storeHead struct {
