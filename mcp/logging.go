@@ -210,3 +210,10 @@ func logLevelMiddleware(m *Manager) sdk.Middleware {
 // modernRequest reports whether req goes out in a 2026-07-28 session.
 // Before the session is settled (server/discover) it is not.
 func modernRequest(req sdk.Request) bool { return modernResult(req) }
+
+// notifyHandlers installs the handlers of the notifications a server
+// sends outside calls.
+func (s *server) notifyHandlers(opts *sdk.ClientOptions) {
+	opts.LoggingMessageHandler = s.onLog
+	opts.ResourceUpdatedHandler = s.onResourceUpdated
+}

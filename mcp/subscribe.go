@@ -146,10 +146,3 @@ func (s *server) onSessionUp(sess *session) {
 	}
 	s.resubscribe(ctx, sess)
 }
-
-// notifyHandlers installs the handlers of the notifications a server
-// sends outside calls.
-func (s *server) notifyHandlers(opts *sdk.ClientOptions) {
-	opts.LoggingMessageHandler = s.onLog
-	opts.ResourceUpdatedHandler = s.onResourceUpdated
-}
