@@ -233,6 +233,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	}
 	h.useModel(parts.provider, cfg.Model, ex)
 	h.mcp.showProgress(newProgressReporter(formatText, a.Stderr, ex, "", h.quiet))
+	h.mcp.showLogs(chatLogLevel)
 	h.mcp.inChat() // starts at once; servers are shown joining
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
