@@ -1,5 +1,7 @@
 package mcp
 
+//lint:file-ignore SA1019 the tests exercise logging, deprecated in 2026-07-28 but still served.
+
 import (
 	"encoding/json"
 	"strings"
