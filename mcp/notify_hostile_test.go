@@ -13,7 +13,7 @@ import (
 // whose "flood" tool sends what a hostile server might while a call
 // runs: thousands of log messages, a megabyte-long one, one with an
 // undefined level and terminal escapes, updates of a resource nobody
-// subscribed to, and a line of garbage; then, after a pause, one last
+// subscribed to and a thousand of one it did, and a line of garbage; then, after a pause, one last
 // message.
 const hostileNotifier = `
 const rl = require("readline").createInterface({ input: process.stdin });
@@ -34,6 +34,7 @@ rl.on("line", (line) => {
     log("shouting", "odd level \u001b]0;title\u0007 end");
     log("error", { structured: [1, 2, 3] });
     for (let i = 0; i < 100; i++) send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///secret" } });
+    for (let i = 0; i < 1000; i++) send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///watched" } });
     process.stdout.write("}}} not json {{{\n");
     setTimeout(() => { log("error", "after the flood"); send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "done" }] } }); }, 400);
     return;
@@ -46,7 +47,8 @@ rl.on("line", (line) => {
 // TestHostileNotifications: a flood of log messages reaches the caller
 // bounded (a burst, then the rate), every message clipped and printable,
 // drops counted; updates of unsubscribed resources are dropped; garbage
-// does not end the session.
+// does not end the session. Updates of a subscribed resource are bounded
+// too.
 func TestHostileNotifications(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	script := filepath.Join(t.TempDir(), "hostile.js")
@@ -56,6 +58,9 @@ func TestHostileNotifications(t *testing.T) {
 	n := newNotes()
 	m, _ := newManager(t, n.config(Config{Servers: []ServerConfig{{Name: "hostile", Command: nodeBin(t), Args: []string{script}}}}))
 	tools := mustTools(t, ctx, m)
+	if err := m.Subscribe(ctx, "hostile", "file:///watched"); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	wantContent(t, call(t, ctx, toolByName(t, tools, "hostile__flood"), `{}`), "done")
 	elapsed := time.Since(start)
@@ -90,10 +95,21 @@ func TestHostileNotifications(t *testing.T) {
 			t.Errorf("level %q delivered", l.Level)
 		}
 	}
-	select {
-	case u := <-n.updates:
-		t.Errorf("an update of an unsubscribed resource was delivered: %+v", u)
-	default:
+	// Updates are bounded like log messages, and those of resources nobody subscribed to are dropped.
+	updates := 0
+	for drained := false; !drained; {
+		select {
+		case u := <-n.updates:
+			if u.URI != "file:///watched" {
+				t.Fatalf("an update of an unsubscribed resource was delivered: %+v", u)
+			}
+			updates++
+		default:
+			drained = true
+		}
+	}
+	if updates == 0 || updates > limit {
+		t.Errorf("%d updates delivered, want 1..%d", updates, limit)
 	}
 	// The session survived the garbage.
 	wantContent(t, call(t, ctx, toolByName(t, tools, "hostile__flood"), `{}`), "done")

@@ -114,8 +114,9 @@ func (s *server) resubscribe(ctx context.Context, sess *session) {
 
 // onResourceUpdated passes on an update of a subscribed resource. An
 // update for a URI rein did not subscribe to is dropped (a server may
-// not send those), and updates share the log messages' rate bound, so
-// a flooding server cannot flood the chat.
+// not send those), and updates have a rate bound like log messages (a
+// bucket of their own, so neither hides the other), so a flooding server
+// cannot flood the chat.
 func (s *server) onResourceUpdated(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
 	f := s.m.cfg.OnResourceUpdated
 	if f == nil || req == nil || req.Params == nil {
@@ -127,7 +128,7 @@ func (s *server) onResourceUpdated(_ context.Context, req *sdk.ResourceUpdatedNo
 	subscribed := n.subs[s.cfg.Name][uri]
 	ok := false
 	if subscribed {
-		ok, _ = n.bucket(s.cfg.Name).take(time.Now())
+		ok, _ = n.bucket(s.cfg.Name + "\x00updates").take(time.Now())
 	}
 	n.mu.Unlock()
 	if ok {
