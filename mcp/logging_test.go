@@ -55,3 +55,55 @@ func TestModernLogLevelInMeta(t *testing.T) {
 		t.Errorf("log messages = %v", got)
 	}
 }
+
+// TestModernSubscription: in 2026-07-28 a subscription rides on the
+// SDK's subscriptions/listen stream; an update the go-sdk server sends
+// for the URI arrives as a ResourceUpdate.
+func TestModernSubscription(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	subscribed := make(chan string, 1)
+	opts := &sdk.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *sdk.SubscribeRequest) error {
+			subscribed <- req.Params.URI
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
+	}
+	g := newGoServer(t, true, opts)
+	g.srv.AddResource(&sdk.Resource{URI: "mem://watched", Name: "watched"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "mem://watched", Text: "v1"}}}, nil
+	})
+	n := newNotes()
+	m, _ := newManager(t, n.config(Config{Servers: []ServerConfig{{Name: "go", URL: g.url}}}))
+	mustTools(t, ctx, m)
+	if st := m.Status(ctx)[0]; st.Era != ProtocolModern {
+		t.Fatalf("era = %q, want %s", st.Era, ProtocolModern)
+	}
+	if err := m.Subscribe(ctx, "go", "mem://watched"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-subscribed:
+		if uri != "mem://watched" {
+			t.Fatalf("subscribed to %q", uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the server saw no subscription")
+	}
+	for {
+		if err := g.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: "mem://watched"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case u := <-n.updates:
+			if u != (ResourceUpdate{Server: "go", URI: "mem://watched"}) {
+				t.Fatalf("update = %+v", u)
+			}
+			return
+		case <-time.After(200 * time.Millisecond):
+			// The listen stream may not be registered yet: send again.
+		case <-ctx.Done():
+			t.Fatal("no update arrived")
+		}
+	}
+}
