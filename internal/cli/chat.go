@@ -434,6 +434,7 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		input = s.note + "\n\n" + input
 		s.note = ""
 	}
+	s.context = append(s.context, s.mcp.takeUpdates()...)
 	if len(s.context) > 0 {
 		input = strings.Join(s.context, "\n\n") + "\n\n" + input
 		s.context = nil

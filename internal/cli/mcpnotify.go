@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinharness/rein/mcp"
@@ -115,6 +116,58 @@ func (mt *mcpTools) onResourceUpdated(u mcp.ResourceUpdate) {
 		}
 	}
 	mt.progress.Load().resourceUpdated(u, read)
+	mt.updates.add(u, read)
+}
+
+// maxPendingUpdates bounds the resource changes remembered for the
+// model's next message; more are summed up in one line.
+const maxPendingUpdates = 20
+
+// pendingUpdates remembers the resource changes since the model's last
+// message, once per resource, so that the next message can tell it.
+type pendingUpdates struct {
+	mu    sync.Mutex
+	seen  map[mcp.ResourceUpdate]bool
+	notes []string
+	more  int
+}
+
+func (p *pendingUpdates) add(u mcp.ResourceUpdate, readTool string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen[u] {
+		return
+	}
+	if len(p.notes) == maxPendingUpdates {
+		p.more++
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[mcp.ResourceUpdate]bool{}
+	}
+	p.seen[u] = true
+	note := fmt.Sprintf("[MCP server %s says the resource %s changed", termText(u.Server, 60), termText(u.URI, 300))
+	if readTool != "" {
+		note += "; read it again with " + readTool + " if it matters"
+	}
+	p.notes = append(p.notes, note+"]")
+}
+
+// takeUpdates returns the notes of the changes since the last call, for
+// the model's next message, and forgets them.
+func (mt *mcpTools) takeUpdates() []string {
+	if mt == nil {
+		return nil
+	}
+	p := &mt.updates
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	notes := p.notes
+	if p.more > 0 {
+		notes = append(notes, fmt.Sprintf("[and %d more resources changed]", p.more))
+	}
+	p.notes, p.seen, p.more = nil, nil, 0
+	return notes
 }
 
 // showLogs sets the least level of server log messages shown as text

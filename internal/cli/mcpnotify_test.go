@@ -11,7 +11,7 @@ import (
 // the level shown and told to the server, /mcp subscribe makes a changed
 // resource show in the chat (naming the tool that reads it again), and
 // /mcp complete lists a prompt argument's values, narrowed by an earlier
-// answer.
+// answer; the model is told of the change with the next message.
 func TestChatServerNotifications(t *testing.T) {
 	e := newEnv(t)
 	e.writeUserConfig(t, everythingConfig(t, true))
@@ -19,6 +19,7 @@ func TestChatServerNotifications(t *testing.T) {
 	srv := modeltest.NewServer(t,
 		sse(toolBody("c1", "everything__toggle-subscriber-updates", `{}`)),
 		sse(textBody("Updates are on.")),
+		sse(textBody("It changed.")),
 	)
 	input := strings.Join([]string{
 		"/mcp log",
@@ -29,6 +30,7 @@ func TestChatServerNotifications(t *testing.T) {
 		`/mcp complete everything completable-prompt name {"department":"Sales"}`,
 		"/mcp complete everything",
 		"turn the updates on",
+		"what changed?",
 	}, "\n") + "\n"
 	res := e.invoke(input).run(t, "chat", "-e", srv.URL)
 	if res.code != 0 {
@@ -48,6 +50,19 @@ func TestChatServerNotifications(t *testing.T) {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
+	}
+	// The model hears of the change with the next message, once.
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the model got %d requests, want 3", len(reqs))
+	}
+	note := "[MCP server everything says the resource " + uri + " changed; read it again with everything__read_resource if it matters]\n\nwhat changed?"
+	texts := historyTexts(t, reqs[2].Body)
+	if last := texts[len(texts)-1]; last != "user:"+note {
+		t.Errorf("the last message = %q, want %q", last, "user:"+note)
+	}
+	if strings.Contains(strings.Join(historyTexts(t, reqs[1].Body), "\n"), "changed;") {
+		t.Error("the change was told before it happened")
 	}
 }
 

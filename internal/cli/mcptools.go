@@ -37,6 +37,8 @@ type mcpTools struct {
 	// logShow is the least level of server log messages shown as text
 	// (see mcpnotify.go); unset or "": none.
 	logShow atomic.Pointer[string]
+	// updates are the resource changes the model has not been told of.
+	updates pendingUpdates
 	// onChange is told when a server connects or fails (the chat's
 	// status line); nil: nobody.
 	onChange atomic.Pointer[func()]
