@@ -289,6 +289,31 @@ func (s *chatSession) mcpComplete(ctx context.Context, rest string) {
 	}
 }
 
+// suggestTimeout bounds the completion asked for a missing prompt
+// argument: the suggestions are a courtesy, not worth a wait.
+const suggestTimeout = 3 * time.Second
+
+// suggestions is what the server suggests for a prompt argument the user
+// left out, as a suffix for the message that says so ("" when it
+// suggests nothing or offers no completion).
+func (s *chatSession) suggestions(ctx context.Context, server, prompt, arg string, done map[string]string) string {
+	ctx, cancel := context.WithTimeout(ctx, suggestTimeout)
+	defer cancel()
+	c, err := s.mcp.m.CompletePrompt(ctx, server, prompt, arg, "", done)
+	if err != nil || len(c.Values) == 0 {
+		return ""
+	}
+	vals := c.Values
+	if len(vals) > 10 {
+		vals = vals[:10]
+	}
+	more := ""
+	if c.HasMore || len(c.Values) > len(vals) {
+		more = ", …"
+	}
+	return fmt.Sprintf(" (suggested for %s: %s%s)", arg, strings.Join(vals, ", "), more)
+}
+
 // parseCompleteCommand splits "SERVER PROMPT ARG [PREFIX] [JSON]".
 func parseCompleteCommand(rest string) (server, prompt, arg, prefix string, done map[string]string, err error) {
 	const usage = `usage: /mcp complete SERVER PROMPT ARGUMENT [PREFIX] [{"earlier":"answer"}]`

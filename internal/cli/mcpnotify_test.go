@@ -29,6 +29,7 @@ func TestChatServerNotifications(t *testing.T) {
 		"/mcp complete everything completable-prompt department En",
 		`/mcp complete everything completable-prompt name {"department":"Sales"}`,
 		"/mcp complete everything",
+		"/prompt everything completable-prompt",
 		"turn the updates on",
 		"what changed?",
 	}, "\n") + "\n"
@@ -45,6 +46,7 @@ func TestChatServerNotifications(t *testing.T) {
 		"Suggestions for department of completable-prompt:\n  Engineering\n",
 		"Suggestions for name of completable-prompt:\n  David\n  Eve\n  Frank\n",
 		"rein: /mcp complete: usage: /mcp complete SERVER PROMPT ARGUMENT",
+		`the prompt completable-prompt needs the argument department, name: /prompt everything completable-prompt {"department":"…"} (suggested for department: Engineering, Sales, Marketing, Support)`,
 		"rein: MCP server everything says " + uri + " changed (the model can read it again with everything__read_resource)",
 	} {
 		if !strings.Contains(res.stderr, want) {
