@@ -49,9 +49,7 @@ sandbox) and adds it and its output to your next message. Commands:
   /memory list the memories seen here; /memory search Q, rm ID, edit ID TEXT
   #TEXT   save TEXT to memory (then w = this workspace, u = every workspace)
   /mcp    show the MCP servers and their state; /mcp login NAME signs in to one;
-          /mcp log LEVEL|off shows server log messages of LEVEL and above
-          (default warning); /mcp subscribe SERVER URI shows when a resource
-          changes; /mcp complete SERVER PROMPT ARG [PREFIX] suggests values
+          /mcp log LEVEL|off, subscribe SERVER URI, complete SERVER PROMPT ARG
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
