@@ -156,6 +156,10 @@ func TestConnServe(t *testing.T) {
 	io.WriteString(w, `{"jsonrpc":"2.0","id":4,"method":"ask"}`+"\n")
 	readMsg(t, sc)
 	w.Close()
+	go func() { // the answer to 4 (an error) is still written
+		for sc.Scan() {
+		}
+	}()
 	select {
 	case n := <-e.notes:
 		if n != "closed" {
