@@ -196,13 +196,27 @@ type SessionNotification struct {
 // fields are set according to it.
 type SessionUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
-	// Content is a chunk's content (message and thought chunks).
-	Content *ContentBlock `json:"content,omitempty"`
+	// Chunk is a chunk's content (message and thought chunks), sent as
+	// "content" like a tool call's content list (see MarshalJSON).
+	Chunk *ContentBlock `json:"-"`
 	ToolCall
 	// Entries is a plan's entries.
 	Entries []PlanEntry `json:"entries,omitempty"`
 	// CurrentModeID is a current_mode_update's mode.
 	CurrentModeID string `json:"currentModeId,omitempty"`
+}
+
+// MarshalJSON writes Chunk as the update's content: the two "content"
+// members, a chunk's block and a tool call's list, never meet in one update.
+func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+	type plain SessionUpdate
+	if u.Chunk == nil {
+		return json.Marshal(plain(u))
+	}
+	return json.Marshal(struct {
+		plain
+		Content *ContentBlock `json:"content"`
+	}{plain(u), u.Chunk})
 }
 
 // Update kinds.

@@ -159,7 +159,7 @@ func (sess *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (
 	}
 	if out.Kind != agent.Complete && out.Kind != agent.Cancelled {
 		// Say why the turn stopped short: ACP's stop reasons do not.
-		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Content: ptr(acp.TextBlock("\n\nrein: " + sess.ex.outcomeLine(out, sess.cfg)))})
+		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Chunk: ptr(acp.TextBlock("\n\nrein: " + sess.ex.outcomeLine(out, sess.cfg)))})
 	}
 	return &acp.PromptResult{StopReason: stopReason(out)}, nil
 }
@@ -199,11 +199,11 @@ func (sess *acpSession) replay() {
 		for _, p := range m.Parts {
 			switch {
 			case p.Kind == model.PartText && m.Role == model.RoleUser:
-				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateUserMessage, Content: ptr(acp.TextBlock(p.Text))})
+				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateUserMessage, Chunk: ptr(acp.TextBlock(p.Text))})
 			case p.Kind == model.PartText && m.Role == model.RoleAssistant:
-				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Content: ptr(acp.TextBlock(p.Text))})
+				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Chunk: ptr(acp.TextBlock(p.Text))})
 			case p.Kind == model.PartReasoning:
-				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentThought, Content: ptr(acp.TextBlock(p.Text))})
+				sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentThought, Chunk: ptr(acp.TextBlock(p.Text))})
 			case p.ToolCall != nil:
 				tc := sess.tc.describe(*p.ToolCall)
 				tc.Status = acp.StatusCompleted
@@ -223,9 +223,9 @@ func (sess *acpSession) event(ev agent.Event) {
 	}
 	switch ev.Type {
 	case agent.EventTextDelta:
-		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Content: ptr(acp.TextBlock(ev.Text))})
+		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentMessage, Chunk: ptr(acp.TextBlock(ev.Text))})
 	case agent.EventReasoningDelta:
-		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentThought, Content: ptr(acp.TextBlock(ev.Text))})
+		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateAgentThought, Chunk: ptr(acp.TextBlock(ev.Text))})
 	case agent.EventToolCall:
 		if ev.ToolCall == nil {
 			return
