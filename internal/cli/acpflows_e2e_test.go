@@ -145,3 +145,24 @@ func TestACPLoadAfterKillAndSetMode(t *testing.T) {
 		t.Fatalf("the continued session did not carry its history: %s", last)
 	}
 }
+
+func TestACPUnansweredPermissionCancels(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "run_command", `{"command":"touch never.txt"}`)),
+		sse(textBody("unused")))
+	p, id := newACPSession(t, e, srv)
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": promptParams(id, "run it")}))
+	req := p.next("a permission request", func(m map[string]any) bool { return m["method"] == "session/request_permission" })
+	// The editor never answers; the user cancels the turn.
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": id}}))
+	if m := p.response(2); jsonString(m["result"]) != `{"stopReason":"cancelled"}` {
+		t.Fatalf("cancel during a permission request: %v", m)
+	}
+	// A late answer to the withdrawn request is ignored, and nothing ran.
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}}))
+	p.call(3, "session/set_mode", map[string]any{"sessionId": id, "modeId": "full"})
+	if _, err := os.Stat(filepath.Join(e.workspace, "never.txt")); err == nil {
+		t.Fatal("the command ran without an answer")
+	}
+}
