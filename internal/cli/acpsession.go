@@ -26,6 +26,8 @@ type acpSession struct {
 	conv *agent.Conversation
 	ex   *explainer
 	tc   *acpToolCalls
+	// writeThrough is set when the editor takes files (fs.writeTextFile).
+	writeThrough bool
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running turn's; nil when idle
@@ -72,6 +74,10 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 			h.verify.useGate(h.modes, h.approver, spec)
 		}
 	}
+	s.mu.Lock()
+	fs := s.client.FS
+	s.mu.Unlock()
+	sess.useClientFS(fs)
 	ag, parts, err := s.a.newAgent(cfg, h, sess.sr)
 	if err != nil {
 		sess.close()
@@ -242,7 +248,9 @@ func (sess *acpSession) event(ev agent.Event) {
 		if ev.ToolResult == nil {
 			return
 		}
-		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateToolCallUpdate, ToolCall: resultUpdate(*ev.ToolResult, sess.tc.diffs(ev.ToolResult.CallID))})
+		diffs := sess.tc.diffs(ev.ToolResult.CallID)
+		sess.writeThroughClient(diffs)
+		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateToolCallUpdate, ToolCall: resultUpdate(*ev.ToolResult, diffs)})
 	case agent.EventPlanUpdated:
 		entries := []acp.PlanEntry{}
 		for _, it := range ev.Plan {

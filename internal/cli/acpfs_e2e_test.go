@@ -1,0 +1,47 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinharness/rein/model/modeltest"
+)
+
+func TestACPClientFileSystem(t *testing.T) {
+	e := newEnv(t)
+	os.WriteFile(filepath.Join(e.workspace, "a.txt"), []byte("on disk\n"), 0o644)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("r1", "read_file", `{"path":"a.txt"}`)),
+		sse(toolBody("w1", "write_file", `{"path":"b.txt","content":"written\n"}`)),
+		sse(textBody("done")))
+	p := startACP(t, e, srv.URL)
+	res := p.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}})
+	if res["protocolVersion"] != float64(1) {
+		t.Fatalf("initialize: %v", res)
+	}
+	id := p.call(1, "session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{}})["sessionId"].(string)
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": promptParams(id, "read and write")}))
+	read := p.next("fs/read_text_file", func(m map[string]any) bool { return m["method"] == "fs/read_text_file" })
+	if params := read["params"].(map[string]any); params["path"] != filepath.Join(e.workspace, "a.txt") || params["sessionId"] != id {
+		t.Fatalf("read request: %v", read)
+	}
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": read["id"], "result": map[string]any{"content": "unsaved buffer\n"}}))
+	write := p.next("fs/write_text_file", func(m map[string]any) bool { return m["method"] == "fs/write_text_file" })
+	if params := write["params"].(map[string]any); params["path"] != filepath.Join(e.workspace, "b.txt") || params["content"] != "written\n" {
+		t.Fatalf("write request: %v", write)
+	}
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": write["id"], "result": nil}))
+	if m := p.response(2); jsonString(m["result"]) != `{"stopReason":"end_turn"}` {
+		t.Fatalf("prompt: %v", m)
+	}
+	reqs := srv.Requests()
+	if body := string(reqs[1].Body); !strings.Contains(body, "unsaved buffer") || strings.Contains(body, "on disk") {
+		t.Fatalf("the model did not see the editor's buffer: %s", body)
+	}
+	// rein wrote and journaled the file itself as well.
+	if data, _ := os.ReadFile(filepath.Join(e.workspace, "b.txt")); string(data) != "written\n" {
+		t.Fatalf("b.txt: %q", data)
+	}
+}
