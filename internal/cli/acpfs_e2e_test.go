@@ -45,3 +45,16 @@ func TestACPClientFileSystem(t *testing.T) {
 		t.Fatalf("b.txt: %q", data)
 	}
 }
+
+func TestACPPlanFromTodoWrite(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("p1", "todo_write", `{"todos":[{"content":"Read the code","status":"completed"},{"content":"Fix the bug","status":"in_progress"}]}`)),
+		sse(textBody("planned")))
+	p, id := newACPSession(t, e, srv)
+	p.call(2, "session/prompt", promptParams(id, "plan it"))
+	want := `{"entries":[{"content":"Read the code","priority":"medium","status":"completed"},{"content":"Fix the bug","priority":"medium","status":"in_progress"}],"sessionUpdate":"plan"}`
+	if !strings.Contains(jsonString(p.updates()), want) {
+		t.Fatalf("no plan update %s in %s", want, jsonString(p.updates()))
+	}
+}
