@@ -58,3 +58,20 @@ func TestACPPlanFromTodoWrite(t *testing.T) {
 		t.Fatalf("no plan update %s in %s", want, jsonString(p.updates()))
 	}
 }
+
+func TestACPEditorMCPServer(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t, sse(textBody("ok")))
+	p := startACP(t, e, srv.URL)
+	p.initialize()
+	server := map[string]any{"name": "editorside", "command": reinBinary(t), "args": []any{"mcp", "serve"}, "env": []any{map[string]any{"name": "HOME", "value": e.home}}}
+	id := p.call(1, "session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{server}})["sessionId"].(string)
+	p.call(2, "session/prompt", promptParams(id, "which tools?"))
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, "editorside") {
+		t.Fatalf("the editor's MCP server's tools were not offered: %.3000s", body)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"` + e.workspace + `","mcpServers":[{"name":"x","type":"sse","url":"http://127.0.0.1:1/"}]}}`)
+	if m := p.response(3); errorCode(m) != -32602 {
+		t.Fatalf("an sse server: %v", m)
+	}
+}
