@@ -172,6 +172,10 @@ func (c *Conn) respond(ctx context.Context, m *Message) {
 		}()
 		res, err = c.h.HandleRequest(ctx, m.Method, m.Params)
 	}()
+	var then func()
+	if d, ok := res.(Deferred); ok {
+		res, then = d.Result, d.Then
+	}
 	out := &Message{JSONRPC: "2.0", ID: m.ID}
 	if err == nil {
 		data, merr := json.Marshal(res)
@@ -186,9 +190,21 @@ func (c *Conn) respond(ctx context.Context, m *Message) {
 		if !errors.As(err, &e) {
 			e = &Error{Code: CodeInternalError, Message: err.Error()}
 		}
-		out.Result, out.Error = nil, e
+		out.Result, out.Error, then = nil, e, nil
 	}
 	c.write(out)
+	if then != nil {
+		c.safely(then)
+	}
+}
+
+// Deferred is a handler's result with work to do once it was sent: the
+// notifications that must follow the response, such as a new session's
+// available commands, which the client can place only once it knows the
+// session's id.
+type Deferred struct {
+	Result any
+	Then   func()
 }
 
 // errPanic is what a request whose handler panicked answers: the details

@@ -204,6 +204,20 @@ type SessionUpdate struct {
 	Entries []PlanEntry `json:"entries,omitempty"`
 	// CurrentModeID is a current_mode_update's mode.
 	CurrentModeID string `json:"currentModeId,omitempty"`
+	// AvailableCommands are an available_commands_update's commands.
+	AvailableCommands []AvailableCommand `json:"availableCommands,omitempty"`
+}
+
+// AvailableCommand is a slash command the user may type.
+type AvailableCommand struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Input       *CommandInput `json:"input,omitempty"`
+}
+
+// CommandInput describes a command's free-text argument.
+type CommandInput struct {
+	Hint string `json:"hint"`
 }
 
 // MarshalJSON writes Chunk as the update's content: the two "content"
@@ -228,6 +242,7 @@ const (
 	UpdateToolCallUpdate = "tool_call_update"
 	UpdatePlan           = "plan"
 	UpdateCurrentMode    = "current_mode_update"
+	UpdateCommands       = "available_commands_update"
 )
 
 // ToolCall describes a tool call in a tool_call or tool_call_update, and

@@ -89,7 +89,7 @@ func (s *acpServer) HandleRequest(ctx context.Context, method string, params jso
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		return s.newSession(p.CWD, "", p.MCPServers)
+		return s.deferCommands(s.newSession(p.CWD, "", p.MCPServers))
 	case acp.MethodSessionLoad:
 		var p acp.LoadSessionParams
 		if err := decodeParams(params, &p); err != nil {
@@ -98,7 +98,7 @@ func (s *acpServer) HandleRequest(ctx context.Context, method string, params jso
 		if p.SessionID == "" {
 			return nil, acp.Errorf(acp.CodeInvalidParams, "sessionId is required")
 		}
-		return s.newSession(p.CWD, p.SessionID, p.MCPServers)
+		return s.deferCommands(s.newSession(p.CWD, p.SessionID, p.MCPServers))
 	case acp.MethodSessionPrompt:
 		var p acp.PromptParams
 		if err := decodeParams(params, &p); err != nil {
@@ -212,17 +212,17 @@ var presetModes = []acp.SessionMode{
 
 // newSession opens a session in cwd: a new one, or the stored session
 // load, whose history is replayed to the client first.
-func (s *acpServer) newSession(cwd, load string, servers []acp.MCPServer) (*acp.SessionResult, error) {
+func (s *acpServer) newSession(cwd, load string, servers []acp.MCPServer) (*acp.SessionResult, *acpSession, error) {
 	if cwd == "" || !filepath.IsAbs(cwd) {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "cwd must be an absolute path")
+		return nil, nil, acp.Errorf(acp.CodeInvalidParams, "cwd must be an absolute path")
 	}
 	extra, err := acpServers(servers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sess, err := s.open(cwd, load, extra)
 	if err != nil {
-		return nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(newExplainer(sess.modelCfg()).scrub(err.Error())))
+		return nil, nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(newExplainer(sess.modelCfg()).scrub(err.Error())))
 	}
 	s.mu.Lock()
 	if old, ok := s.sessions[sess.id]; ok {
@@ -236,7 +236,16 @@ func (s *acpServer) newSession(cwd, load string, servers []acp.MCPServer) (*acp.
 	} else {
 		sess.replay()
 	}
-	return res, nil
+	return res, sess, nil
+}
+
+// deferCommands sends the session's custom commands once the answer
+// naming the session went out.
+func (s *acpServer) deferCommands(res *acp.SessionResult, sess *acpSession, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return acp.Deferred{Result: res, Then: sess.sendCommands}, nil
 }
 
 // errBusy answers a prompt sent while the session's turn runs.

@@ -75,3 +75,22 @@ func TestACPEditorMCPServer(t *testing.T) {
 		t.Fatalf("an sse server: %v", m)
 	}
 }
+
+func TestACPCustomCommands(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.workspace, ".rein", "commands")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "greet.md"), []byte("---\ndescription: Greet someone\nargument-hint: NAME\n---\nSay hello to $ARGUMENTS politely.\n"), 0o644)
+	srv := modeltest.NewServer(t, sse(textBody("Hello Bob")))
+	p, id := newACPSession(t, e, srv)
+	update := p.next("the available commands", func(m map[string]any) bool {
+		return strings.Contains(jsonString(m), `"sessionUpdate":"available_commands_update"`)
+	})
+	if s := jsonString(update); !strings.Contains(s, `{"description":"Greet someone","input":{"hint":"NAME"},"name":"greet"}`) || !strings.Contains(s, id) {
+		t.Fatalf("available commands: %s", s)
+	}
+	p.call(2, "session/prompt", promptParams(id, "/greet Bob"))
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, "Say hello to Bob politely.") {
+		t.Fatalf("the command was not expanded: %.2000s", body)
+	}
+}

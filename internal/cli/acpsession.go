@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/acp"
 	"github.com/reinharness/rein/mcp"
@@ -26,6 +27,8 @@ type acpSession struct {
 	conv *agent.Conversation
 	ex   *explainer
 	tc   *acpToolCalls
+	// cmds are the custom commands the prompt may name.
+	cmds *command.Set
 	// writeThrough is set when the editor takes files (fs.writeTextFile).
 	writeThrough bool
 
@@ -60,6 +63,7 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 		return sess, err
 	}
 	sess.h = h
+	sess.cmds = s.a.loadCommands(wsDir)
 	sess.sr.watchWorkspace(h.ws)
 	sess.id = sess.sr.ID()
 	sess.tc = newACPToolCalls(h.ws)
@@ -150,7 +154,11 @@ func (sess *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (
 	if err := sess.h.mcp.refresh(ctx); err != nil && ctx.Err() == nil {
 		return nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(sess.ex.scrub(err.Error())))
 	}
-	out, runErr := drain(sess.ag.RunWith(retriesTo(ctx, sess.srv.a.Stderr), sess.conv, text, agent.RunOptions{}), sess.event)
+	text, opts, err := sess.expandPrompt(text, sess.srv.a.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	out, runErr := drain(sess.ag.RunWith(retriesTo(ctx, sess.srv.a.Stderr), sess.conv, text, opts), sess.event)
 	switch {
 	case ctx.Err() != nil:
 		return &acp.PromptResult{StopReason: acp.StopCancelled}, nil
