@@ -44,3 +44,27 @@ func (sess *acpSession) expandPrompt(text string, stderr io.Writer) (string, age
 	}
 	return expanded, commandOptions(stderr, c, sess.h.tools.Names()), nil
 }
+
+// toolOutput streams a running tool's output (run_command's, as it comes)
+// as the call's content. ACP replaces a call's content with each update,
+// so the output so far is sent, its last maxToolText bytes.
+func (sess *acpSession) toolOutput(callID, _, text string) {
+	sess.outMu.Lock()
+	buf := sess.outputs[callID] + text
+	if len(buf) > maxToolText {
+		buf = buf[len(buf)-maxToolText:]
+	}
+	sess.outputs[callID] = buf
+	sess.outMu.Unlock()
+	sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateToolCallUpdate, ToolCall: acp.ToolCall{
+		ToolCallID: callID, Status: acp.StatusInProgress,
+		Content: []acp.ToolCallContent{{Type: "content", Content: ptr(acp.TextBlock(buf))}},
+	}})
+}
+
+// outputDone forgets a finished call's output.
+func (sess *acpSession) outputDone(callID string) {
+	sess.outMu.Lock()
+	delete(sess.outputs, callID)
+	sess.outMu.Unlock()
+}

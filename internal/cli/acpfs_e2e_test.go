@@ -94,3 +94,30 @@ func TestACPCustomCommands(t *testing.T) {
 		t.Fatalf("the command was not expanded: %.2000s", body)
 	}
 }
+
+func TestACPCommandOutputStreams(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("x1", "run_command", `{"command":"echo first-line && sleep 1 && echo second-line"}`)),
+		sse(textBody("ran")))
+	p := startACP(t, e, srv.URL, "--approve", "auto")
+	p.initialize()
+	id := p.call(1, "session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{}})["sessionId"].(string)
+	p.call(2, "session/prompt", promptParams(id, "run"))
+	live, final := false, false
+	for _, u := range p.updates() {
+		if u["sessionUpdate"] != "tool_call_update" || u["toolCallId"] != "x1" {
+			continue
+		}
+		s := jsonString(u["content"])
+		switch u["status"] {
+		case "in_progress":
+			live = live || (strings.Contains(s, "first-line") && !strings.Contains(s, "second-line"))
+		case "completed":
+			final = strings.Contains(s, "second-line")
+		}
+	}
+	if !live || !final {
+		t.Fatalf("live %v final %v: %s", live, final, jsonString(p.updates()))
+	}
+}

@@ -27,6 +27,9 @@ type acpSession struct {
 	conv *agent.Conversation
 	ex   *explainer
 	tc   *acpToolCalls
+	// outputs are the running calls' output so far (toolOutput).
+	outMu   sync.Mutex
+	outputs map[string]string
 	// cmds are the custom commands the prompt may name.
 	cmds *command.Set
 	// writeThrough is set when the editor takes files (fs.writeTextFile).
@@ -64,6 +67,8 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 	}
 	sess.h = h
 	sess.cmds = s.a.loadCommands(wsDir)
+	sess.outputs = map[string]string{}
+	h.toolProgress = sess.toolOutput
 	sess.sr.watchWorkspace(h.ws)
 	sess.id = sess.sr.ID()
 	sess.tc = newACPToolCalls(h.ws)
@@ -256,6 +261,7 @@ func (sess *acpSession) event(ev agent.Event) {
 		if ev.ToolResult == nil {
 			return
 		}
+		sess.outputDone(ev.ToolResult.CallID)
 		diffs := sess.tc.diffs(ev.ToolResult.CallID)
 		sess.writeThroughClient(diffs)
 		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateToolCallUpdate, ToolCall: resultUpdate(*ev.ToolResult, diffs)})
