@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/acp"
+	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -46,7 +47,9 @@ resumes one after the editor restarted. See docs/acp.md.`,
 func (a *App) serveACP(ctx context.Context, flags *commonFlags) error {
 	a.serialOutput()
 	s := &acpServer{a: a, flags: *flags, base: ctx, sessions: map[string]*acpSession{}}
-	s.conn = acp.NewConn(a.Stdin, a.Stdout, s)
+	// Each message is one Write, whole JSON: the JSON writer escapes what a
+	// terminal would obey (an editor's log may be one) and keeps the values.
+	s.conn = acp.NewConn(a.Stdin, termsafe.NewJSONWriter(a.Stdout), s)
 	err := s.conn.Serve(ctx)
 	s.closeAll()
 	if err != nil && !errors.Is(err, context.Canceled) {
