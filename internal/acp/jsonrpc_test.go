@@ -80,6 +80,8 @@ func (e *echo) HandleRequest(ctx context.Context, method string, params json.Raw
 		return params, nil
 	case "boom":
 		panic("secret detail")
+	case "deferred":
+		return Deferred{Result: "first", Then: func() { e.c.Notify("after", map[string]int{"n": 2}) }}, nil
 	case "ask":
 		var out json.RawMessage
 		err := e.c.Call(ctx, "question", map[string]int{"n": 1}, &out)
@@ -188,5 +190,16 @@ func TestConnLongLine(t *testing.T) {
 	}
 	if m := readMsg(t, sc); string(m.Result) != "[1]" {
 		t.Fatalf("after the long line: %+v", m)
+	}
+}
+
+func TestDeferredNotifiesAfterTheResponse(t *testing.T) {
+	_, w, sc, _ := pipeConn(t)
+	io.WriteString(w, `{"jsonrpc":"2.0","id":9,"method":"deferred"}`+"\n")
+	if m := readMsg(t, sc); string(m.ID) != "9" || string(m.Result) != `"first"` {
+		t.Fatalf("response: %+v", m)
+	}
+	if m := readMsg(t, sc); m.Method != "after" || m.ID != nil || string(m.Params) != `{"n":2}` {
+		t.Fatalf("notification: %+v", m)
 	}
 }
