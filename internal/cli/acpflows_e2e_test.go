@@ -166,3 +166,46 @@ func TestACPUnansweredPermissionCancels(t *testing.T) {
 		t.Fatal("the command ran without an answer")
 	}
 }
+
+func TestACPApprovalAlwaysAndRejectAlways(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("a1", "run_command", `{"command":"touch one.txt"}`)),
+		sse(textBody("1")),
+		sse(toolBody("a2", "run_command", `{"command":"touch one.txt"}`)),
+		sse(textBody("2")),
+		sse(toolBody("b1", "run_command", `{"command":"touch two.txt"}`)),
+		sse(textBody("3")),
+		sse(toolBody("b2", "run_command", `{"command":"touch two.txt"}`)),
+		sse(textBody("4")))
+	p, id := newACPSession(t, e, srv)
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": promptParams(id, "1")}))
+	params := p.answerPermission("allow_always")
+	if !strings.Contains(jsonString(params["options"]), `"kind":"allow_always"`) {
+		t.Fatalf("no allow_always offered: %v", params)
+	}
+	p.response(2)
+	os.Remove(filepath.Join(e.workspace, "one.txt"))
+	// Allowed always: the same command runs without a question.
+	p.call(3, "session/prompt", promptParams(id, "2"))
+	if _, err := os.Stat(filepath.Join(e.workspace, "one.txt")); err != nil {
+		t.Fatalf("the command allowed always did not run again: %v", err)
+	}
+	p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": promptParams(id, "3")}))
+	p.answerPermission("reject_always")
+	p.response(4)
+	// Rejected always: the same command is denied without a question.
+	p.call(5, "session/prompt", promptParams(id, "4"))
+	asked := 0
+	for _, m := range p.seen {
+		if m["method"] == "session/request_permission" {
+			asked++
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "two.txt")); err == nil || asked != 0 {
+		t.Fatalf("reject always: ran=%v, questions left unread %d", err == nil, asked)
+	}
+	if data, err := os.ReadFile(filepath.Join(e.home, "state", "permissions.json")); err == nil && strings.Contains(string(data), "two.txt") {
+		t.Fatalf("a rejection was stored as a permission: %s", data)
+	}
+}
