@@ -97,6 +97,10 @@ type harnessOptions struct {
 	// prompt is the run's first prompt, if known: the memory index
 	// ranks the memories matching it first.
 	prompt string
+	// extraServers are MCP servers the front end adds to the
+	// configuration's (an ACP editor's own): user-layer, so they start
+	// without the trust a repository's servers need.
+	extraServers []mcp.ServerConfig
 }
 
 // newHarness opens the workspace under the configured sandbox and builds
@@ -135,6 +139,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
+	plan.servers = append(plan.servers, o.extraServers...)
 	// One engine decides for the canonical workspace; it is built before
 	// the workspace opens because its preset sets the sandbox's default
 	// network. Writes to protected paths ask (the built-in list, the files
