@@ -80,7 +80,7 @@ func (s *server) stdioAttempt(ctx context.Context, version string, probe time.Du
 	s.mu.Lock()
 	s.trying = conn
 	s.mu.Unlock()
-	cs, err := s.newClient(probe, timedOut).Connect(ctx, &stdioTransport{conn: conn}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := s.newClient(probe, timedOut).Connect(ctx, s.watchTasks(&stdioTransport{conn: conn}), &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		_ = conn.Close()
 		return nil, conn, err
@@ -155,7 +155,7 @@ func (s *server) httpAttempt(ctx context.Context) (*session, *httpTrip, error) {
 
 func (s *server) sseAttempt(ctx context.Context, hc *http.Client, probe time.Duration, opts *sdk.ClientSessionOptions) (*session, error) {
 	t := &sseTransport{inner: &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxEventSize: s.m.cfg.MaxMessageBytes}, life: s.m.ctx}
-	cs, err := s.newClient(probe, nil).Connect(ctx, t, opts)
+	cs, err := s.newClient(probe, nil).Connect(ctx, s.watchTasks(t), opts)
 	if err != nil {
 		return nil, err
 	}
