@@ -231,4 +231,3 @@ func FuzzSamplingDecode(f *testing.F) {
 		}
 	})
 }
-
