@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -230,4 +232,40 @@ func FuzzSamplingDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSamplingWithToolsTSPeer: a TypeScript SDK v1 server runs a
+// sampling conversation with a tool against rein's client over stdio:
+// the SDK accepts rein's sampling.tools capability, its tool_use reply
+// and the final answer built from the tool_result it sent.
+func TestSamplingWithToolsTSPeer(t *testing.T) {
+	nm := peer(t, "node_modules/@modelcontextprotocol/sdk/package.json")
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/sampling-tools-server.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "sampling-tools-server.mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(filepath.Dir(filepath.Dir(nm))), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	in := &weatherModel{}
+	m, _ := newManager(t, Config{Servers: []ServerConfig{{Name: "ts", Command: nodeBin(t), Args: []string{script}}}, Interaction: in})
+	ctx := testCtx(t, 60*time.Second)
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tool.Invoke(ctx, toolByName(t, tools, "ts__plan"), json.RawMessage(`{}`), tool.InvokeOptions{Timeout: 40 * time.Second})
+	if res.IsError || res.Content != "final (endTurn): Forecast says: sunny in Oslo" {
+		t.Fatalf("result = %+v", res)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.asked) != 2 || len(in.asked[0].Tools) != 1 || in.asked[0].Tools[0].Name != "weather" {
+		t.Errorf("sampling requests = %d, first offering %+v", len(in.asked), in.asked[0].Tools)
+	}
 }
