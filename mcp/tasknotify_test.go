@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,41 @@ func FuzzTaskStatusNotification(f *testing.F) {
 			t.Fatalf("decoded %+v from %q", task, data)
 		}
 	})
+}
+
+// TestTaskStatusNotificationTSPeer: a TypeScript SDK v1 server that
+// suggests 3 s polls notifies the task's completion, and rein's client
+// collects the result at once.
+func TestTaskStatusNotificationTSPeer(t *testing.T) {
+	nm := peer(t, "node_modules/@modelcontextprotocol/sdk/package.json")
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/task-notify-server.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "task-notify-server.mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(filepath.Dir(filepath.Dir(nm))), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	const slow = 200 * time.Millisecond
+	sc := ServerConfig{Name: "ts", Command: nodeBin(t), Args: []string{script}, Env: Secrets{"POLL_MS": "3000"}, ProtocolVersion: Protocol251125}
+	m, _ := newManager(t, Config{Servers: []ServerConfig{sc}})
+	ctx := testCtx(t, 60*time.Second)
+	tools, err := m.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := call(t, ctx, toolByName(t, tools, "ts__delay"), `{"duration":200}`)
+	after := time.Since(start) - slow
+	if res.IsError || !strings.Contains(res.Content, "delayed 200 ms") {
+		t.Fatalf("result = %+v", res)
+	}
+	t.Logf("TypeScript SDK peer: result collected %v after the task's completion (poll interval 3s)", after.Round(time.Millisecond))
+	if after > 1500*time.Millisecond {
+		t.Errorf("collected %v after completion; the notification was not used", after)
+	}
 }
