@@ -212,7 +212,9 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 	}
 	if in := s.m.cfg.Interaction; in != nil {
 		opts.ElicitationHandler = elicitHandler(s.cfg.Name, in)
-		opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+		if s.cfg.Sampling != SamplingNever {
+			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.samplingAllowed(), in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+		}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
 	registerTaskMethods(c)

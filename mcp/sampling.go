@@ -42,6 +42,9 @@ type SamplingRequest struct {
 	// ToolChoice is "auto" (the model decides), "required" (it must use a
 	// tool) or "none" (it must not); "" when the server said nothing.
 	ToolChoice string
+	// Allowed is set when the server's sampling setting lets the request
+	// run without asking the user (SamplingAllow).
+	Allowed bool
 }
 
 // SamplingTool is a tool a server offers the model in a sampling request.
@@ -97,12 +100,13 @@ type SamplingToolUse struct {
 }
 
 // sampleHandler adapts an Interaction to the SDK.
-func sampleHandler(server string, in Interaction) func(context.Context, *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
+func sampleHandler(server string, allowed bool, in Interaction) func(context.Context, *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
 	return func(ctx context.Context, req *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
 		sr, err := decodeSampling(server, req.Params)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
+		sr.Allowed = allowed
 		resp, err := in.Sample(ctx, sr)
 		if errors.Is(err, ErrDeclined) {
 			return nil, &jsonrpc.Error{Code: codeUserRejected, Message: "the user rejected the sampling request"}

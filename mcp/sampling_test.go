@@ -269,3 +269,49 @@ func TestSamplingWithToolsTSPeer(t *testing.T) {
 		t.Errorf("sampling requests = %d, first offering %+v", len(in.asked), in.asked[0].Tools)
 	}
 }
+
+// TestSamplingMode: sampling = "never" declares no sampling (with tools
+// otherwise), "allow" marks requests Allowed for the user's own servers
+// but not for a workspace's, and an unknown mode is refused.
+func TestSamplingMode(t *testing.T) {
+	if _, _, err := loadTOML(t, "[mcp_servers.w]\ncommand = \"x\"\nsampling = \"always\"\n", nil); err == nil || !strings.Contains(err.Error(), `"always" is not ask, allow or never`) {
+		t.Errorf("bad sampling mode: %v", err)
+	}
+	servers, _, err := loadTOML(t, "[mcp_servers.w]\ncommand = \"x\"\nsampling = \"Allow\"\n", nil)
+	if err != nil || len(servers) != 1 || servers[0].Sampling != SamplingAllow {
+		t.Fatalf("parsed %+v, %v", servers, err)
+	}
+	for _, tc := range []struct {
+		mode SamplingMode
+		caps string // what initialize declares under sampling
+	}{{"", `{"tools":{}}`}, {SamplingNever, ""}} {
+		sc, log := fixture(t, "ask", nil)
+		sc.Sampling = tc.mode
+		m, _ := newManager(t, Config{Servers: []ServerConfig{sc}, Interaction: answering{}})
+		ctx := testCtx(t, 30*time.Second)
+		if _, err := m.Tools(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(initializeCapabilities(t, log)["sampling"]); got != tc.caps {
+			t.Errorf("sampling %q: declared %q, want %q", tc.mode, got, tc.caps)
+		}
+	}
+
+	url := samplingPeer(t)
+	for _, project := range []bool{false, true} {
+		in := &weatherModel{}
+		sc := ServerConfig{Name: "peer", URL: url, Transport: TransportStreamable, ProtocolVersion: Protocol251125, Sampling: SamplingAllow, Project: project}
+		m, _ := newManager(t, Config{Servers: []ServerConfig{sc}, Interaction: in})
+		ctx := testCtx(t, 30*time.Second)
+		tools, err := m.Tools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call(t, ctx, toolByName(t, tools, "peer__plan"), `{}`)
+		in.mu.Lock()
+		if len(in.asked) == 0 || in.asked[0].Allowed == project {
+			t.Errorf("project=%v: requests %d, Allowed %v", project, len(in.asked), len(in.asked) > 0 && in.asked[0].Allowed)
+		}
+		in.mu.Unlock()
+	}
+}

@@ -384,6 +384,11 @@ func (c *consoleInteraction) Sample(reqCtx context.Context, req *mcp.SamplingReq
 		return nil, mcp.ErrDeclined
 	}
 	defer done()
+	if req.Allowed {
+		// sampling = "allow": the user's own configuration answers.
+		c.noteAllowedSampling(req, s)
+		return s.complete(ctx, req)
+	}
 	if err := c.gate.enter(ctx); err != nil {
 		return nil, mcp.ErrDeclined
 	}

@@ -87,3 +87,20 @@ func TestConsoleSampleToolChoiceNone(t *testing.T) {
 		t.Errorf("toolChoice none still declared tools %+v (%q)", r.Tools, r.ToolChoice)
 	}
 }
+
+// TestConsoleSampleAllowed: with sampling = "allow" the request runs
+// without a question (no input is read) and is announced in one line.
+func TestConsoleSampleAllowed(t *testing.T) {
+	c, out := console() // no lines: a question would be declined
+	p := modeltest.NewScripted(modeltest.Text("Rain."))
+	c.useModel(&sampler{provider: p, model: "m1", name: "m1", ex: newExplainer(config.ModelConfig{})})
+	req := toolSamplingRequest("auto")
+	req.Allowed = true
+	got, err := c.Sample(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != "Rain." || !strings.Contains(out.String(), `sampling = "allow"`) || strings.Contains(out.String(), "[y/N]") {
+		t.Errorf("response %+v, output:\n%s", got, out)
+	}
+}
