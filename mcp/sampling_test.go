@@ -1,5 +1,7 @@
 package mcp
 
+//lint:file-ignore SA1019 sampling serves servers of the 2025 revisions, which rein supports.
+
 import (
 	"context"
 	"encoding/json"
