@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,5 +188,51 @@ func TestTaskStatusNotificationTSPeer(t *testing.T) {
 	t.Logf("TypeScript SDK peer: result collected %v after the task's completion (poll interval 3s)", after.Round(time.Millisecond))
 	if after > 1500*time.Millisecond {
 		t.Errorf("collected %v after completion; the notification was not used", after)
+	}
+}
+
+// TestTaskStatusNotificationTSClient: the notifications/tasks/status rein's
+// server sends pass the TypeScript SDK v1 client's schema, name the task
+// its tools/call created, and end with the completed status.
+func TestTaskStatusNotificationTSClient(t *testing.T) {
+	nm := peer(t, "node_modules/@modelcontextprotocol/sdk/package.json")
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/task-notify-client.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "task-notify-client.mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(filepath.Dir(filepath.Dir(nm))), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 60*time.Second)
+	cmd := exec.CommandContext(ctx, nodeBin(t), script, exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REIN_MCP_FIXTURE=tasks")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		TaskID string     `json:"taskId"`
+		Seen   []wireTask `json:"seen"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client printed %q: %v", out, err)
+	}
+	if len(got.Seen) == 0 {
+		t.Fatalf("the TypeScript client received no task status notification\n%s", stderr.String())
+	}
+	last := got.Seen[len(got.Seen)-1]
+	if last.TaskID != got.TaskID || last.Status != "completed" {
+		t.Errorf("notifications %+v for task %s; want the last to say completed", got.Seen, got.TaskID)
 	}
 }
