@@ -210,7 +210,11 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 		ResourceListChangedHandler:  func(context.Context, *sdk.ResourceListChangedRequest) { s.listChanged("resources") },
 		ProgressNotificationHandler: s.m.onProgress,
 	}
+	s.notifyHandlers(opts)
 	if in := s.m.cfg.Interaction; in != nil {
+		// Both modes: the Interaction shows a URL and opens it only if
+		// the user asks (headless, Decline declines either).
+		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = elicitHandler(s.cfg.Name, in)
 		if s.cfg.Sampling != SamplingNever {
 			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.samplingAllowed(), in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
@@ -218,7 +222,7 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
 	registerTaskMethods(c)
-	c.AddSendingMiddleware(legacyCapsMiddleware, resultTypeMiddleware(s.cfg.Name))
+	c.AddSendingMiddleware(legacyCapsMiddleware, resultTypeMiddleware(s.cfg.Name), logLevelMiddleware(s.m))
 	if probe > 0 {
 		c.AddSendingMiddleware(probeMiddleware(probe, probeTimedOut))
 	}

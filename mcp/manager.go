@@ -72,6 +72,12 @@ type Config struct {
 	// next Tools call returns the new set. It is called on an SDK
 	// goroutine and must return quickly.
 	OnToolsChanged func(server string)
+	// OnServerLog receives servers' log messages (notifications/message),
+	// bounded in rate and size (see SetLogLevel); OnResourceUpdated the
+	// updates of resources subscribed with Subscribe. Both are called on
+	// SDK goroutines and must return quickly.
+	OnServerLog       func(ServerLog)
+	OnResourceUpdated func(ResourceUpdate)
 	// MaxMessageBytes bounds one message from a server (default
 	// DefaultMaxMessageBytes).
 	MaxMessageBytes int
@@ -136,6 +142,8 @@ type Manager struct {
 
 	progress sync.Map // token string → *progressTarget
 	tokenSeq atomic.Uint64
+
+	notes notifyState // log level, log rate bounds, subscriptions
 }
 
 // New validates cfg and returns a Manager that has not connected yet.

@@ -169,6 +169,9 @@ func (s *server) dial(done chan struct{}) {
 		s.reportOnce(err)
 	}
 	close(done)
+	if err == nil {
+		s.onSessionUp(sess)
+	}
 	if err == nil && s.m.cfg.OnConnected != nil {
 		s.m.cfg.OnConnected(s.cfg.Name)
 	}

@@ -39,9 +39,11 @@ type Status struct {
 	Hidden    []HiddenTool
 	Resources bool
 	Prompts   bool
-	Err       error
-	Required  bool
-	Source    string
+	// Icon is the server's icon when it embeds one rein can draw.
+	Icon     *Icon
+	Err      error
+	Required bool
+	Source   string
 }
 
 // Status reports every configured server, in name order, waiting for each
@@ -91,6 +93,7 @@ func (m *Manager) Status(ctx context.Context) []Status {
 			s.mu.Unlock()
 			if l.info != nil {
 				st.ServerName, st.ServerVersion = l.info.Name, l.info.Version
+				st.Icon = serverIcon(l.info)
 			}
 			if l.caps != nil {
 				st.Resources, st.Prompts = l.caps.Resources != nil, l.caps.Prompts != nil

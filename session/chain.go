@@ -117,11 +117,35 @@ func parseHead(data []byte) (string, head, error) {
 	return f[2], head{seq: seq, chain: chain}, nil
 }
 
-// readHeads reads the head files of the sessions of store (the id of the
-// database at dbPath). Files that do not parse or name another store (one
-// moved aside and replaced) are skipped: a head is evidence of what was
-// committed, and a file without one is no evidence.
-func readHeads(dbPath, store string) (map[string]head, error) {
+// headFiles are the well-formed head files beside a database, by session
+// id, with the store each names. Files that do not parse are left out, and
+// of names only the store's own (not those of one moved aside and
+// replaced): a head is evidence of what was committed, and a file without
+// one is no evidence.
+type headFiles map[string]storeHead
+
+type storeHead struct {
+	store string
+	head
+}
+
+// of returns the heads that belong to store.
+func (f headFiles) of(store string) map[string]head {
+	if f == nil {
+		return nil
+	}
+	heads := map[string]head{}
+	for id, sh := range f {
+		if sh.store == store {
+			heads[id] = sh.head
+		}
+	}
+	return heads
+}
+
+// readHeadFiles reads every well-formed head file beside the database at
+// dbPath, of whatever store.
+func readHeadFiles(dbPath string) (headFiles, error) {
 	dir := filepath.Join(filepath.Dir(dbPath), "locks")
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -130,7 +154,7 @@ func readHeads(dbPath, store string) (map[string]head, error) {
 	if err != nil {
 		return nil, err
 	}
-	heads := map[string]head{}
+	files := headFiles{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".head")
 		if !ok || !e.Type().IsRegular() || validID(id) != nil {
@@ -140,11 +164,11 @@ func readHeads(dbPath, store string) (map[string]head, error) {
 		if err != nil {
 			continue
 		}
-		if st, h, err := parseHead(data); err == nil && st == store {
-			heads[id] = h
+		if st, h, err := parseHead(data); err == nil {
+			files[id] = storeHead{store: st, head: h}
 		}
 	}
-	return heads, nil
+	return files, nil
 }
 
 // anyHead returns the id of a session with a well-formed head file beside

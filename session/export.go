@@ -32,6 +32,9 @@ func Export(ctx context.Context, path, id string, emit func(Record) error) (int6
 	if err := checkHeader(path); err != nil {
 		return 0, err
 	}
+	// The heads before the copy (see examineOnce): read after it, a live
+	// writer's newer head would pass for lost events.
+	heads, _ := readHeadFiles(path)
 	dsn, cleanup, err := examineDSN(path, DefaultBusyTimeout, true)
 	if err != nil {
 		return 0, describe(path, "reading the session database", err)
@@ -57,8 +60,8 @@ func Export(ctx context.Context, path, id string, emit func(Record) error) (int6
 	}
 	// The head: events committed durably that the file no longer holds.
 	if store, err := readStoreID(ctx, db); err == nil {
-		if heads, _ := readHeads(path, store); heads[full].seq > n {
-			return n, exportDamage(path, full, fmt.Sprintf("ends at event %d but %d of its events were committed", n, heads[full].seq), n)
+		if h := heads.of(store)[full]; h.seq > n {
+			return n, exportDamage(path, full, fmt.Sprintf("ends at event %d but %d of its events were committed", n, h.seq), n)
 		}
 	}
 	return n, nil

@@ -263,6 +263,14 @@ func preflight(ctx context.Context, path string, busy time.Duration) (version in
 // returns the schema version.
 func examineOnce(ctx context.Context, path string, busy time.Duration, copied bool) (int, error) {
 	clean := wasClean(path) && !copied
+	// The heads are read before anything of the database is: a journal
+	// writes its head after the commit, so the database read (or copied)
+	// a moment later holds at least that much. Read after a copy, a live
+	// writer's newer heads would pass for lost events.
+	heads, err := readHeadFiles(path)
+	if err != nil {
+		return 0, err
+	}
 	dsn, cleanup, err := examineDSN(path, busy, copied)
 	if err != nil {
 		return 0, err
@@ -281,7 +289,7 @@ func examineOnce(ctx context.Context, path string, busy time.Duration, copied bo
 	if v > SchemaVersion {
 		return v, errNewer(v)
 	}
-	return v, examine(ctx, path, db, v, clean)
+	return v, examine(ctx, path, db, v, clean, heads)
 }
 
 // walAppeared reports a WAL beside path now.
@@ -291,7 +299,7 @@ func walAppeared(path string) bool {
 }
 
 // examine runs the checks of check.go on the read-only connection db.
-func examine(ctx context.Context, path string, db *sql.DB, version int, clean bool) error {
+func examine(ctx context.Context, path string, db *sql.DB, version int, clean bool, files headFiles) error {
 	if !clean {
 		if err := quickCheck(ctx, path, db, version); err != nil {
 			return err
@@ -311,14 +319,7 @@ func examine(ctx context.Context, path string, db *sql.DB, version int, clean bo
 	if err != nil {
 		return examineError(path, err)
 	}
-	// The heads are read before the events they are compared with: a
-	// journal writes its head after the commit, so what the database
-	// shows a moment later holds at least that much.
-	heads, err := readHeads(path, store)
-	if err != nil {
-		return err
-	}
-	if err := checkHeads(ctx, path, db, heads); err != nil {
+	if err := checkHeads(ctx, path, db, files.of(store)); err != nil {
 		return err
 	}
 	if !clean {

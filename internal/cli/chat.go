@@ -48,7 +48,8 @@ sandbox) and adds it and its output to your next message. Commands:
           /permissions rm N revokes grant N
   /memory list the memories seen here; /memory search Q, rm ID, edit ID TEXT
   #TEXT   save TEXT to memory (then w = this workspace, u = every workspace)
-  /mcp    show the MCP servers and their state; /mcp login NAME signs in to one
+  /mcp    show the MCP servers and their state; /mcp login NAME signs in to one;
+          /mcp log LEVEL|off, subscribe SERVER URI, complete SERVER PROMPT ARG
   /prompt list the prompts of the MCP servers; /prompt SERVER NAME [JSON]
           sends one as your message (JSON: its arguments, e.g. {"city":"Oslo"})
   /exit   quit (or press Ctrl-D)
@@ -233,6 +234,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	}
 	h.useModel(parts.provider, cfg.Model, ex)
 	h.mcp.showProgress(newProgressReporter(formatText, a.Stderr, ex, "", h.quiet))
+	h.mcp.showLogs(chatLogLevel)
 	h.mcp.inChat() // starts at once; servers are shown joining
 	s := &chatSession{
 		app: a, cfg: cfg, ex: ex, agent: ag, ws: h.ws,
@@ -430,6 +432,7 @@ func (s *chatSession) turn(ctx context.Context, input string, opts turnOptions) 
 		input = s.note + "\n\n" + input
 		s.note = ""
 	}
+	s.context = append(s.context, s.mcp.takeUpdates()...)
 	if len(s.context) > 0 {
 		input = strings.Join(s.context, "\n\n") + "\n\n" + input
 		s.context = nil

@@ -14,8 +14,14 @@ func (s *chatSession) mcpCommand(ctx context.Context, rest string) {
 		s.mcpStatus(ctx)
 	case fields[0] == "login" && len(fields) == 2:
 		s.mcpLogin(ctx, fields[1])
+	case fields[0] == "log" && len(fields) <= 2:
+		s.mcpLog(ctx, strings.Join(fields[1:], ""))
+	case (fields[0] == "subscribe" || fields[0] == "unsubscribe") && len(fields) == 3:
+		s.mcpSubscribe(ctx, fields[0] == "subscribe", fields[1], fields[2])
+	case fields[0] == "complete":
+		s.mcpComplete(ctx, strings.TrimSpace(strings.TrimPrefix(rest, "complete")))
 	default:
-		fmt.Fprintln(s.app.Stderr, "rein: usage: /mcp, or /mcp login NAME")
+		fmt.Fprintln(s.app.Stderr, "rein: usage: /mcp, /mcp login NAME, /mcp log [LEVEL|off], /mcp subscribe|unsubscribe SERVER URI, /mcp complete SERVER PROMPT ARGUMENT [PREFIX] [JSON]")
 	}
 }
 

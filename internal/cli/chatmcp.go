@@ -226,8 +226,8 @@ func (s *chatSession) fetchPrompt(ctx context.Context, server, name string, args
 		}
 	}
 	if len(missing) > 0 {
-		return "", fmt.Errorf(`the prompt %s needs the argument %s: /prompt %s %s {"%s":"…"}`,
-			name, strings.Join(missing, ", "), server, name, missing[0])
+		return "", fmt.Errorf(`the prompt %s needs the argument %s: /prompt %s %s {"%s":"…"}%s`,
+			name, strings.Join(missing, ", "), server, name, missing[0], s.suggestions(ctx, server, name, missing[0], args))
 	}
 	res, err := s.mcp.m.GetPrompt(ctx, server, name, args)
 	if err != nil {

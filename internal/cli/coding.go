@@ -238,6 +238,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 			read = o.answers
 		}
 		h.console = newConsoleInteraction(h.gate, read, a.Stderr)
+		h.console.openURL = a.openBrowser
 		in = h.console
 	}
 	if h.mcp, err = a.startMCP(plan, ws, h.tools, in); err != nil {

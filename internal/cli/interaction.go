@@ -72,6 +72,9 @@ type consoleInteraction struct {
 	// agent's provider exists (useModel). Until then requests are
 	// refused.
 	sampler atomic.Pointer[sampler]
+	// openURL opens a URL elicitation's link when the user asks (see
+	// askURL); nil offers no opening.
+	openURL func(string) (bool, error)
 
 	// turn is the context of the chat turn now running, nil between
 	// turns. Questions are asked only during a turn and end with it:
@@ -338,23 +341,6 @@ func (c *consoleInteraction) askField(q *questioner, f *formField) (v any, ok bo
 		fmt.Fprintf(c.out, "  %s\n", err)
 	}
 	return nil, false, errNoValidAnswer
-}
-
-// askURL shows a URL elicitation and asks whether the user completed it.
-// rein never opens the link itself: the user decides whether to trust it.
-func (c *consoleInteraction) askURL(q *questioner, req *mcp.Elicitation) error {
-	fmt.Fprintf(c.out, "\nMCP server %s asks you to open a link:\n%s\n", termText(req.Server, 60), termBlock(req.Message, 2000, "  "))
-	fmt.Fprintf(c.out, "  URL: %s\n", termText(req.URL, 2000))
-	if host := urlHost(req.URL); host != "" {
-		fmt.Fprintf(c.out, "  (it leads to %s; rein does not open links, open it yourself if you trust it)\n", termText(host, 200))
-	} else {
-		fmt.Fprintln(c.out, "  (this is not a well-formed web address; do not open it unless you know what it is)")
-	}
-	done, err := q.yesNo("Did you complete it? [y]es, [n]o to decline (/cancel to cancel): ", false)
-	if err == nil && !done {
-		err = errAnswerDecline
-	}
-	return err
 }
 
 // sampler runs approved sampling requests on the agent's provider.

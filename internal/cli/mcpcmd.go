@@ -111,6 +111,7 @@ func (a *App) mcpListCommand() *cobra.Command {
 				return a.printJSON(statusJSON(statuses))
 			}
 			printStatuses(termsafe.NewWriter(a.Stdout), statuses)
+			printIcons(a.Stdout, a.terminalImages(), statuses)
 			return nil
 		},
 	}

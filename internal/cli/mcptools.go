@@ -34,6 +34,11 @@ type mcpTools struct {
 	// servers that connected late; nil drops them (json output, or
 	// between runs).
 	progress atomic.Pointer[progressReporter]
+	// logShow is the least level of server log messages shown as text
+	// (see mcpnotify.go); unset or "": none.
+	logShow atomic.Pointer[string]
+	// updates are the resource changes the model has not been told of.
+	updates pendingUpdates
 	// onChange is told when a server connects or fails (the chat's
 	// status line); nil: nobody.
 	onChange atomic.Pointer[func()]
@@ -125,6 +130,7 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 		mt.progress.Load().report(p)
 	}
 	mc.OnProblem = mt.problem
+	mc.OnServerLog, mc.OnResourceUpdated = mt.onServerLog, mt.onResourceUpdated
 	var err error
 	mt.m, err = mcp.New(mc)
 	if err != nil {
