@@ -120,6 +120,9 @@ type ServerConfig struct {
 	// as tasks, TasksAlways also those that merely allow it, TasksNever
 	// none (a tool that requires a task is then not offered).
 	Tasks TaskMode
+	// Sampling says whether rein's model answers the server's sampling
+	// requests: SamplingAsk (the default), SamplingAllow, SamplingNever.
+	Sampling SamplingMode
 
 	// Required servers fail the run when they cannot start; others are
 	// reported once and left out.
@@ -188,6 +191,9 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.Tasks == "" {
 		c.Tasks = TasksAuto
 	}
+	if c.Sampling == "" {
+		c.Sampling = SamplingAsk
+	}
 	if c.Transport == "" {
 		if c.Command != "" {
 			c.Transport = TransportStdio
@@ -254,6 +260,9 @@ func (c ServerConfig) check() *fieldError {
 	case TasksAuto, TasksAlways, TasksNever:
 	default:
 		return ferr("tasks", "%q is not auto, always or never", clip(string(c.Tasks), 40))
+	}
+	if !validSamplingMode(c.Sampling) {
+		return ferr("sampling", "%q is not ask, allow or never", clip(string(c.Sampling), 40))
 	}
 	for _, n := range append(slices.Clone(c.EnabledTools), c.DisabledTools...) {
 		if n == "" {

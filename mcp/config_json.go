@@ -30,6 +30,8 @@ type jsonServer struct {
 	Disabled bool `json:"disabled"`
 	// Tasks is rein's own key (see ServerConfig.Tasks).
 	Tasks string `json:"tasks"`
+	// Sampling is rein's own key (see ServerConfig.Sampling).
+	Sampling string `json:"sampling"`
 	// Sandbox and Network are rein's own keys (ServerConfig.Unconfined
 	// and Network), honoured only where the caller treats the file as
 	// the user's own (a user skill's skill.json): a workspace's
@@ -113,6 +115,7 @@ func fromJSON(name string, raw json.RawMessage, source string, getenv func(strin
 		Headers:  Secrets(js.Headers),
 		Disabled: js.Disabled,
 		Tasks:    TaskMode(strings.ToLower(js.Tasks)),
+		Sampling: SamplingMode(strings.ToLower(js.Sampling)),
 		Source:   source,
 		Network:  js.Network,
 

@@ -28,6 +28,7 @@ type tomlServer struct {
 	Transport         string            `toml:"transport"`
 	ProtocolVersion   string            `toml:"protocol_version"`
 	Tasks             string            `toml:"tasks"`
+	Sampling          string            `toml:"sampling"`
 	EnabledTools      *[]string         `toml:"enabled_tools"`
 	DisabledTools     []string          `toml:"disabled_tools"`
 	StartupTimeout    duration          `toml:"startup_timeout"`
@@ -132,6 +133,7 @@ func fromTOML(sec config.RawSection, name string, t tomlServer, getenv func(stri
 		Transport:         Transport(t.Transport),
 		ProtocolVersion:   t.ProtocolVersion,
 		Tasks:             TaskMode(strings.ToLower(t.Tasks)),
+		Sampling:          SamplingMode(strings.ToLower(t.Sampling)),
 		DisabledTools:     t.DisabledTools,
 		Required:          t.Required,
 		Disabled:          t.Enabled != nil && !*t.Enabled,

@@ -80,7 +80,7 @@ func (s *server) stdioAttempt(ctx context.Context, version string, probe time.Du
 	s.mu.Lock()
 	s.trying = conn
 	s.mu.Unlock()
-	cs, err := s.newClient(probe, timedOut).Connect(ctx, &stdioTransport{conn: conn}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := s.newClient(probe, timedOut).Connect(ctx, s.watchTasks(&stdioTransport{conn: conn}), &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		_ = conn.Close()
 		return nil, conn, err
@@ -155,7 +155,7 @@ func (s *server) httpAttempt(ctx context.Context) (*session, *httpTrip, error) {
 
 func (s *server) sseAttempt(ctx context.Context, hc *http.Client, probe time.Duration, opts *sdk.ClientSessionOptions) (*session, error) {
 	t := &sseTransport{inner: &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxEventSize: s.m.cfg.MaxMessageBytes}, life: s.m.ctx}
-	cs, err := s.newClient(probe, nil).Connect(ctx, t, opts)
+	cs, err := s.newClient(probe, nil).Connect(ctx, s.watchTasks(t), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,9 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 		// the user asks (headless, Decline declines either).
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = elicitHandler(s.cfg.Name, in)
-		opts.CreateMessageHandler = sampleHandler(s.cfg.Name, in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+		if s.cfg.Sampling != SamplingNever {
+			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.samplingAllowed(), in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+		}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
 	registerTaskMethods(c)

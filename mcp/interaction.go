@@ -6,9 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,31 +45,6 @@ type Elicitation struct {
 type ElicitationResponse struct {
 	Action  string
 	Content map[string]any
-}
-
-// SamplingRequest is a server's request for a model completion.
-type SamplingRequest struct {
-	Server       string
-	SystemPrompt string
-	Messages     []SamplingMessage
-	MaxTokens    int64
-	Temperature  float64
-	Stop         []string
-	ModelHints   []string
-}
-
-// SamplingMessage is one turn of a sampling request, rendered as text
-// (images and audio become one-line descriptions).
-type SamplingMessage struct {
-	Role string
-	Text string
-}
-
-// SamplingResponse is the completion returned to the server.
-type SamplingResponse struct {
-	Model      string
-	Text       string
-	StopReason string
 }
 
 // ErrDeclined is returned by an Interaction that refuses a request.
@@ -126,49 +99,5 @@ func elicitHandler(server string, in Interaction) func(context.Context, *sdk.Eli
 			}
 		}
 		return res, nil
-	}
-}
-
-// sampleHandler adapts an Interaction to the SDK.
-func sampleHandler(server string, in Interaction) func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-	return func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-		p := req.Params
-		sr := &SamplingRequest{
-			Server:       server,
-			SystemPrompt: p.SystemPrompt,
-			MaxTokens:    p.MaxTokens,
-			Temperature:  p.Temperature,
-			Stop:         p.StopSequences,
-		}
-		if p.ModelPreferences != nil {
-			for _, h := range p.ModelPreferences.Hints {
-				if h != nil && h.Name != "" {
-					sr.ModelHints = append(sr.ModelHints, h.Name)
-				}
-			}
-		}
-		for _, m := range p.Messages {
-			if m == nil {
-				continue
-			}
-			var b strings.Builder
-			if m.Content != nil {
-				renderContent(&b, m.Content)
-			}
-			sr.Messages = append(sr.Messages, SamplingMessage{Role: string(m.Role), Text: b.String()})
-		}
-		resp, err := in.Sample(ctx, sr)
-		if errors.Is(err, ErrDeclined) {
-			return nil, &jsonrpc.Error{Code: codeUserRejected, Message: "the user rejected the sampling request"}
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &sdk.CreateMessageResult{
-			Model:      resp.Model,
-			Role:       "assistant",
-			StopReason: resp.StopReason,
-			Content:    &sdk.TextContent{Text: resp.Text},
-		}, nil
 	}
 }

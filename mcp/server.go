@@ -53,6 +53,7 @@ type server struct {
 	trying    *stdioConn        // the stdio connection being opened, for messages
 	oauth     auth.OAuthHandler // created on first use; keeps tokens across reconnections
 	untasked  map[string]bool   // required-task tools already reported as not offered
+	taskWatch taskWatch         // routes task status notifications (tasknotify.go)
 }
 
 // session is one live connection.

@@ -155,6 +155,8 @@ func createdTask(res *sdk.CallToolResult) (*wireTask, bool) {
 // interrupted call does.
 func (s *server) followTask(ctx context.Context, sess *session, remote, exposed string, t *wireTask) (*sdk.CallToolResult, error) {
 	what := fmt.Sprintf("task %s of %q", t.TaskID, remote)
+	notes, stop := s.taskWatch.follow(t.TaskID)
+	defer stop()
 	delay, said, rounds := taskPollMin, "", 0
 	for {
 		if msg := statusLine(t); msg != said {
@@ -186,9 +188,18 @@ func (s *server) followTask(ctx context.Context, sess *session, remote, exposed 
 			timer.Stop()
 			s.cancelTask(ctx, sess, t.TaskID)
 			return nil, fmt.Errorf("mcp server %q: %s: %w (the task was cancelled)", s.cfg.Name, what, ctx.Err())
+		case n := <-notes:
+			timer.Stop()
+			if sess.era < ProtocolModern {
+				// The notification is the task's state; its outcome,
+				// if it ended, comes from tasks/result as after a poll.
+				t = n
+				continue
+			}
+			// 2026-07-28 inlines the outcome in tasks/get: poll now.
 		case <-timer.C:
+			delay = min(delay*3/2, taskPollMax)
 		}
-		delay = min(delay*3/2, taskPollMax)
 		next, err := sdk.CallCustomMethod[*taskIDParams, *wireTask](ctx, sess.cs, "tasks/get", &taskIDParams{TaskID: t.TaskID})
 		if err != nil {
 			if ctx.Err() != nil {

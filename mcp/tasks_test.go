@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,8 @@ import (
 // It records the methods it was sent.
 type taskPeer struct {
 	url       string
+	limits    mcpserver.TaskLimits
+	slow      time.Duration // how long the slow tool takes
 	started   chan struct{}
 	cancelled chan struct{}
 
@@ -72,7 +75,8 @@ func textResult(s string) *sdk.CallToolResult {
 
 func newTaskPeer(t *testing.T) *taskPeer {
 	t.Helper()
-	p := &taskPeer{started: make(chan struct{}, 8), cancelled: make(chan struct{}, 8)}
+	p := &taskPeer{started: make(chan struct{}, 8), cancelled: make(chan struct{}, 8),
+		limits: mcpserver.TaskLimits{PollInterval: 50 * time.Millisecond}, slow: 300 * time.Millisecond}
 	s, err := p.server()
 	if err != nil {
 		t.Fatal(err)
@@ -98,11 +102,11 @@ func (p *taskPeer) server() (*mcpserver.Server, error) {
 	return mcpserver.New(mcpserver.Config{
 		Tools:  set,
 		Policy: allowAll{},
-		Tasks:  mcpserver.TaskLimits{PollInterval: 50 * time.Millisecond},
+		Tasks:  p.limits,
 		Features: &mcpserver.Features{Tools: []mcpserver.NativeTool{
 			native("slow", mcpserver.TaskRequired, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				select {
-				case <-time.After(300 * time.Millisecond):
+				case <-time.After(p.slow):
 					return textResult("slow done: " + string(req.Params.Arguments)), nil
 				case <-ctx.Done():
 					return nil, ctx.Err()
@@ -138,7 +142,18 @@ func (p *taskPeer) server() (*mcpserver.Server, error) {
 
 // taskStdioServer is the "tasks" fixture: the peer's server over stdio.
 func taskStdioServer() int {
-	p := &taskPeer{started: make(chan struct{}, 8), cancelled: make(chan struct{}, 8)}
+	p := &taskPeer{started: make(chan struct{}, 8), cancelled: make(chan struct{}, 8),
+		limits: mcpserver.TaskLimits{PollInterval: 50 * time.Millisecond}, slow: 300 * time.Millisecond}
+	// FIXTURE_TASK_POLL_MS and FIXTURE_TASK_SLOW_MS tune the suggested
+	// poll interval and the slow tool; FIXTURE_TASK_SILENT=1 sends no
+	// task status notifications (tasknotify_test.go).
+	if ms, err := strconv.Atoi(os.Getenv("FIXTURE_TASK_POLL_MS")); err == nil {
+		p.limits.PollInterval = time.Duration(ms) * time.Millisecond
+	}
+	if ms, err := strconv.Atoi(os.Getenv("FIXTURE_TASK_SLOW_MS")); err == nil {
+		p.slow = time.Duration(ms) * time.Millisecond
+	}
+	p.limits.NoStatusNotifications = os.Getenv("FIXTURE_TASK_SILENT") == "1"
 	s, err := p.server()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -370,6 +370,11 @@ func (c *consoleInteraction) Sample(reqCtx context.Context, req *mcp.SamplingReq
 		return nil, mcp.ErrDeclined
 	}
 	defer done()
+	if req.Allowed {
+		// sampling = "allow": the user's own configuration answers.
+		c.noteAllowedSampling(req, s)
+		return s.complete(ctx, req)
+	}
 	if err := c.gate.enter(ctx); err != nil {
 		return nil, mcp.ErrDeclined
 	}
@@ -399,6 +404,9 @@ func (c *consoleInteraction) askSampling(q *questioner, req *mcp.SamplingRequest
 	if n := len(req.Messages) - 1; n > 0 {
 		fmt.Fprintf(&b, "  (%s before it not shown)\n", plural(n, "message"))
 	}
+	if len(req.Tools) > 0 && req.ToolChoice != "none" {
+		fmt.Fprintf(&b, "  (the model may call %s of the server's; the server runs them)\n", plural(len(req.Tools), "tool"))
+	}
 	if len(req.ModelHints) > 0 {
 		fmt.Fprintf(&b, "  (the server prefers %s; %s answers)\n", termText(strings.Join(req.ModelHints, ", "), 200), termText(s.name, 80))
 	}
@@ -423,13 +431,8 @@ func (s *sampler) complete(ctx context.Context, req *mcp.SamplingRequest) (*mcp.
 		t := req.Temperature
 		mr.Temperature = &t
 	}
-	for _, m := range req.Messages {
-		if m.Role == "assistant" {
-			mr.Messages = append(mr.Messages, model.AssistantText(m.Text))
-		} else {
-			mr.Messages = append(mr.Messages, model.UserText(m.Text))
-		}
-	}
+	mr.Messages = samplingMessages(req)
+	mr.Tools, mr.ToolChoice = samplingTools(req)
 	resp, err := model.Collect(s.provider.Stream(ctx, mr))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -437,7 +440,11 @@ func (s *sampler) complete(ctx context.Context, req *mcp.SamplingRequest) (*mcp.
 		}
 		return nil, fmt.Errorf("rein's model could not answer: %s", s.ex.errorLine(err))
 	}
-	return &mcp.SamplingResponse{Model: s.name, Text: resp.Message.Text(), StopReason: samplingStop(resp.StopReason)}, nil
+	out := &mcp.SamplingResponse{Model: s.name, Text: resp.Message.Text(), StopReason: samplingStop(resp.StopReason)}
+	if len(mr.Tools) > 0 {
+		out.ToolUses = samplingToolUses(resp.Message)
+	}
+	return out, nil
 }
 
 // samplingStop maps rein's stop reasons to MCP's names.
@@ -449,6 +456,8 @@ func samplingStop(r model.StopReason) string {
 		return "stopSequence"
 	case model.StopMaxTokens:
 		return "maxTokens"
+	case model.StopToolUse:
+		return "toolUse"
 	}
 	return string(r)
 }

@@ -23,7 +23,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	connCtx, hangUp := context.WithCancel(ctx)
 	defer hangUp()
 	connCtx = context.WithValue(connCtx, connDoneKey{}, connCtx.Done())
-	t := liftingTransport{&sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	notes := &taskNotifier{}
+	connCtx = context.WithValue(connCtx, taskNotifierKey{}, notes)
+	t := liftingTransport{&sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}, notes}
 	err := s.sdk.Run(connCtx, t)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()

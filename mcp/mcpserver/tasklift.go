@@ -126,12 +126,20 @@ func (l *liftingReader) fill() error {
 	return nil
 }
 
-// liftingTransport is an IOTransport whose input is lifted.
-type liftingTransport struct{ *sdk.IOTransport }
+// liftingTransport is an IOTransport whose input is lifted; the
+// connection is handed to notes, if set, for task notifications.
+type liftingTransport struct {
+	*sdk.IOTransport
+	notes *taskNotifier
+}
 
 func (t liftingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	t.IOTransport.Reader = io.NopCloser(newLiftingReader(t.IOTransport.Reader))
-	return t.IOTransport.Connect(ctx)
+	c, err := t.IOTransport.Connect(ctx)
+	if err == nil && t.notes != nil {
+		t.notes.set(c)
+	}
+	return c, err
 }
 
 // connDoneKey carries a stdio connection's Done channel to the tasks

@@ -67,6 +67,9 @@ type TaskLimits struct {
 	DefaultTTL, MaxTTL time.Duration
 	// PollInterval is the polling interval suggested to clients.
 	PollInterval time.Duration
+	// NoStatusNotifications stops notifications/tasks/status (sent to
+	// 2025-11-25 clients over stdio), leaving clients to poll.
+	NoStatusNotifications bool
 }
 
 func (l TaskLimits) withDefaults() TaskLimits {
@@ -114,6 +117,9 @@ type task struct {
 	// viaResult (2025-11-25 over HTTP): the task's requests to the
 	// client wait for a pending tasks/result to travel on (taskrelay.go).
 	viaResult bool
+	// notify, when set, tells the client of each change of state
+	// (tasknotify.go); it is called without the store's lock.
+	notify func()
 
 	status  string
 	message string
@@ -168,6 +174,7 @@ func (st *taskStore) start(parent context.Context, owner string, legacy, viaResu
 	}
 	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(parent), taskKey{}, t))
 	t.cancel = cancel
+	t.notify = st.notifierFor(parent, t)
 	st.mu.Lock()
 	if err := st.makeRoomLocked(); err != nil {
 		st.mu.Unlock()
@@ -277,6 +284,7 @@ func (st *taskStore) park(ctx context.Context, t *task, asks sdk.InputRequestMap
 	t.answers = sdk.InputResponseMap{}
 	t.status, t.message, t.updated = statusInputRequired, "waiting for the client's input", st.now()
 	st.mu.Unlock()
+	t.changed()
 	select {
 	case <-t.resume:
 	case <-ctx.Done():
@@ -293,10 +301,18 @@ func (st *taskStore) park(ctx context.Context, t *task, asks sdk.InputRequestMap
 // requests not pending are ignored, as the protocol asks; once nothing is
 // pending the task resumes.
 func (st *taskStore) answer(t *task, responses sdk.InputResponseMap) {
+	if st.answerLocked(t, responses) {
+		t.changed()
+	}
+}
+
+// answerLocked files the responses under the lock and reports whether
+// the task resumed.
+func (st *taskStore) answerLocked(t *task, responses sdk.InputResponseMap) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if t.status != statusInputRequired {
-		return
+		return false
 	}
 	for k, v := range responses {
 		if _, ok := t.pending[k]; ok {
@@ -312,20 +328,24 @@ func (st *taskStore) answer(t *task, responses sdk.InputResponseMap) {
 		case t.resume <- struct{}{}:
 		default:
 		}
+		return true
 	}
+	return false
 }
 
 // finish makes a task terminal, unless it already is (a cancellation
 // wins over the result of the call it interrupted).
 func (st *taskStore) finish(t *task, status, message string, res *sdk.CallToolResult, err *jsonrpc.Error) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if t.terminal() {
+		st.mu.Unlock()
 		return
 	}
 	t.status, t.message, t.updated = status, message, st.now()
 	t.result, t.err, t.pending = res, err, nil
 	close(t.done)
+	st.mu.Unlock()
+	t.changed()
 }
 
 // cancelTask cancels a task that is not yet terminal, reporting whether
@@ -342,6 +362,7 @@ func (st *taskStore) cancelTask(t *task) bool {
 	close(t.done)
 	st.mu.Unlock()
 	t.cancel()
+	t.changed()
 	return true
 }
 
