@@ -292,3 +292,32 @@ func hoverText(raw json.RawMessage) string {
 	}
 	return ""
 }
+
+// Format renders diagnostics one a line, "path:line:col: severity: msg",
+// errors first when onlyErrors is false, at most max lines (0: all).
+func Format(files []FileDiagnostics, onlyErrors bool, max int) string {
+	var b strings.Builder
+	n, dropped := 0, 0
+	for _, f := range files {
+		for _, d := range f.Diagnostics {
+			if onlyErrors && d.Severity != SeverityError && d.Severity != 0 {
+				continue
+			}
+			if max > 0 && n >= max {
+				dropped++
+				continue
+			}
+			n++
+			msg := strings.ReplaceAll(strings.TrimSpace(d.Message), "\n", " ")
+			src := ""
+			if d.Source != "" {
+				src = " (" + d.Source + ")"
+			}
+			fmt.Fprintf(&b, "%s:%d:%d: %s: %s%s\n", f.Path, d.Range.Start.Line+1, d.Range.Start.Character+1, d.Severity, clip(msg, 500), src)
+		}
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, "… and %d more\n", dropped)
+	}
+	return b.String()
+}

@@ -158,7 +158,7 @@ func (s *Server) Sync(path string) error {
 func (s *Server) sync(path string) (bool, error) {
 	abs := s.abs(path)
 	uri := fileURI(abs)
-	data, err := os.ReadFile(abs)
+	data, err := s.readInside(abs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	doc := s.open[uri]
@@ -194,6 +194,24 @@ func (s *Server) sync(path string) (bool, error) {
 		return true, err
 	}
 	return true, s.conn.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+}
+
+// readInside reads abs unless it, or a symlink on its way, leads out of
+// the root: a server must not be handed, and quote back in diagnostics,
+// a file the workspace's own tools could not read.
+func (s *Server) readInside(abs string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s leads outside the workspace", abs)
+	}
+	return os.ReadFile(real)
 }
 
 func (s *Server) closeLocked(uri string) {
