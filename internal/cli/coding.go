@@ -11,6 +11,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -23,7 +24,6 @@ import (
 	toolsfs "github.com/reinharness/rein/tools/fs"
 	"github.com/reinharness/rein/tools/web"
 	"github.com/reinharness/rein/workspace"
-	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
 
