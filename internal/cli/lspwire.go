@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/reinharness/rein/config"
@@ -50,10 +52,16 @@ func (h *harness) wireLSP(cfg *config.Config, builtin []tool.Tool) ([]tool.Tool,
 // instance of the workspace's sandbox with the session's network and the
 // secrets of environ scrubbed.
 func lspConfiner(ws *workspace.Workspace, environ []string) func(lsp.Config) (lsp.Confinement, error) {
-	return func(lsp.Config) (lsp.Confinement, error) {
+	return func(c lsp.Config) (lsp.Confinement, error) {
 		pol, err := ws.SandboxPolicy(ws.SandboxNetwork(), "")
 		if err != nil {
 			return lsp.Confinement{}, err
+		}
+		// A server installed under /tmp (GOBIN=/tmp/gobin) stays visible:
+		// the sandbox's /tmp is otherwise empty. Read-only, like the
+		// program of a user's MCP server there.
+		if path, err := exec.LookPath(c.Command); err == nil {
+			pol.Visible = append(pol.Visible, filepath.Dir(path))
 		}
 		env, err := ws.SandboxEnv(environ, true)
 		if err != nil {
