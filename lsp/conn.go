@@ -48,10 +48,14 @@ type conn struct {
 	pending map[int64]chan *message
 	err     error // set once the read loop ended
 	done    chan struct{}
+
+	inflight chan struct{} // bounds the server's requests being answered
 }
 
+const maxInflight = 16
+
 func newConn(r io.Reader, w io.Writer, notify func(string, json.RawMessage), handle func(string, json.RawMessage) (any, error)) *conn {
-	c := &conn{w: w, notify: notify, handle: handle, pending: map[int64]chan *message{}, done: make(chan struct{})}
+	c := &conn{w: w, notify: notify, handle: handle, pending: map[int64]chan *message{}, done: make(chan struct{}), inflight: make(chan struct{}, maxInflight)}
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10))
 	return c
 }
@@ -69,7 +73,11 @@ func (c *conn) readLoop(r *bufio.Reader) {
 		}
 		switch {
 		case m.Method != "" && len(m.ID) > 0:
-			go c.reply(m)
+			// Answered off the read loop (the answer's write could block
+			// on a server busy writing to us), at most maxInflight at
+			// once: a server flooding requests waits for the answers.
+			c.inflight <- struct{}{}
+			go func() { defer func() { <-c.inflight }(); c.reply(m) }()
 		case m.Method != "":
 			c.notify(m.Method, m.Params)
 		default:

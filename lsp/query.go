@@ -47,9 +47,16 @@ func (s *Server) Diagnostics(ctx context.Context, paths []string, settle time.Du
 	return s.collect(paths), nil
 }
 
+// firstPublishWait bounds the wait for a server's first publication on a
+// changed file: some servers (typescript-language-server on a file
+// without problems, at times) publish nothing, and an edit must not wait
+// for the whole deadline then.
+var firstPublishWait = 10 * time.Second
+
 func (s *Server) waitPublished(ctx context.Context, start map[string]int, waitFor map[string]bool, settle time.Duration) {
 	quiet := time.NewTimer(settle)
 	defer quiet.Stop()
+	giveUp := time.Now().Add(firstPublishWait)
 	for {
 		s.mu.Lock()
 		pending := false
@@ -64,7 +71,7 @@ func (s *Server) waitPublished(ctx context.Context, start map[string]int, waitFo
 		case <-changed:
 			quiet.Reset(settle)
 		case <-quiet.C:
-			if !pending {
+			if !pending || time.Now().After(giveUp) {
 				return
 			}
 			quiet.Reset(settle)
