@@ -103,6 +103,13 @@ func (t tools) diagnostics() tool.Tool {
 
 // PositionArgs name a place in a file.
 type PositionArgs struct {
+	Path   string `json:"path" jsonschema:"file (workspace-relative)"`
+	Line   int    `json:"line" jsonschema:"1-based line"`
+	Column int    `json:"column" jsonschema:"1-based column (characters) on the identifier"`
+}
+
+// DefinitionArgs name a place in a file, or a symbol.
+type DefinitionArgs struct {
 	Path   string `json:"path,omitempty" jsonschema:"file (workspace-relative)"`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line"`
 	Column int    `json:"column,omitempty" jsonschema:"1-based column (characters) on the identifier"`
@@ -111,11 +118,11 @@ type PositionArgs struct {
 
 func (t tools) definition() tool.Tool {
 	return tool.Func("definition", "Find where the identifier at path:line:column, or the named symbol, is defined. Read-only.",
-		func(ctx context.Context, in PositionArgs) (string, error) {
+		func(ctx context.Context, in DefinitionArgs) (string, error) {
 			if in.Path == "" {
 				return t.symbolSearch(ctx, in.Symbol, true)
 			}
-			rel, srv, err := t.position(ctx, in)
+			rel, srv, err := t.position(ctx, PositionArgs{Path: in.Path, Line: in.Line, Column: in.Column})
 			if err != nil {
 				return "", err
 			}
