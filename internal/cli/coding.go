@@ -297,7 +297,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	// events, shown as a checklist) and on every request.
 	builtin = append(builtin, agent.PlanTool())
 	builtin = append(builtin, h.mem.tools()...)
-	builtin, lspWarnings, err := h.wireLSP(cfg, builtin)
+	builtin, lspWarnings, err := h.wireLSP(cfg, getenv, builtin)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,7 +45,11 @@ func (v *lspValue) UnmarshalTOML(a any) error {
 // same name. A project's [lsp.NAME] tables are not started: a server is a
 // program the repository would choose, run on every edit, and project
 // language servers have no trust command yet; a warning says so.
-func loadLSP(cfg *config.Config) (lspSettings, error) {
+//
+// The defaults are looked up in the PATH of getenv (rein's environment as
+// the App sees it), so that a run's tools do not depend on what the
+// process happened to inherit.
+func loadLSP(cfg *config.Config, getenv func(string) string) (lspSettings, error) {
 	out := lspSettings{afterEdit: true}
 	var servers []lsp.Config
 	for _, sec := range cfg.Sections("lsp") {
@@ -78,7 +85,7 @@ func loadLSP(cfg *config.Config) (lspSettings, error) {
 			servers = append(servers, c)
 		}
 	}
-	out.servers = lsp.Available(servers, nil)
+	out.servers = lsp.Available(servers, func(name string) (string, error) { return lookPathIn(getenv("PATH"), name) })
 	return out, nil
 }
 
@@ -139,6 +146,20 @@ func lspServer(sec config.RawSection, name string, t map[string]any) (lsp.Config
 		return c, sec.Errorf([]string{name}, "lsp.%s: extensions is required, like [\".go\"]", name)
 	}
 	return c, nil
+}
+
+// lookPathIn finds an executable name in the directories of path.
+func lookPathIn(path, name string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // a relative PATH entry would resolve in the workspace
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 func stringList(v any) ([]string, bool) {

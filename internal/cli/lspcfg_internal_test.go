@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,7 @@ func TestLSPConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := loadLSP(cfg)
+	st, err := loadLSP(cfg, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +33,20 @@ func TestLSPConfig(t *testing.T) {
 	if len(st.warnings) != 1 || !strings.Contains(st.warnings[0], "[lsp.evil] not started") {
 		t.Errorf("warnings = %q", st.warnings)
 	}
+	// The defaults come from the App's PATH, not the process's.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gopls"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err = loadLSP(cfg, func(k string) string {
+		if k == "PATH" {
+			return "relative:" + bin
+		}
+		return ""
+	})
+	if err != nil || len(st.servers) != 2 || st.servers[1].Name != "go" || st.servers[1].Command != filepath.Join(bin, "gopls") {
+		t.Fatalf("with gopls on PATH: %+v, %v", st.servers, err)
+	}
 	for _, bad := range []string{
 		"[lsp]\nafter_edit = \"all\"\n",
 		"[lsp]\nsettle = \"1s\"\n",
@@ -42,7 +58,7 @@ func TestLSPConfig(t *testing.T) {
 	} {
 		cfg, err := loadVerifyLayers(t, bad, "")
 		if err == nil {
-			_, err = loadLSP(cfg)
+			_, err = loadLSP(cfg, func(string) string { return "" })
 		}
 		if err == nil {
 			t.Errorf("accepted:\n%s", bad)

@@ -31,8 +31,8 @@ var editTools = map[string]bool{"write_file": true, "edit_file": true, "apply_pa
 // wireLSP adds the language server tools to builtin when a server is
 // configured or found on PATH, and wraps the edit tools when after_edit
 // is on. The servers start on first use, each in the workspace's sandbox.
-func (h *harness) wireLSP(cfg *config.Config, builtin []tool.Tool) ([]tool.Tool, []string, error) {
-	st, err := loadLSP(cfg)
+func (h *harness) wireLSP(cfg *config.Config, getenv func(string) string, builtin []tool.Tool) ([]tool.Tool, []string, error) {
+	st, err := loadLSP(cfg, getenv)
 	if err != nil || len(st.servers) == 0 {
 		return builtin, st.warnings, err
 	}
