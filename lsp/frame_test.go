@@ -81,3 +81,15 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+func TestURIRoundTrip(t *testing.T) {
+	for _, p := range []string{"/tmp/a b/c.go", "/x/ü#?.ts", "/plain/file.py"} {
+		if got := uriPath(fileURI(p)); got != p {
+			t.Errorf("uriPath(fileURI(%q)) = %q", p, got)
+		}
+	}
+	// vscode-uri's spelling of the same path maps to rein's.
+	if got := fileURI(uriPath("file:///tmp/a%20b/%C3%BC.ts")); got != fileURI("/tmp/a b/ü.ts") {
+		t.Errorf("normalised = %q", got)
+	}
+}

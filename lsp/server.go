@@ -100,6 +100,11 @@ func (s *Server) notified(method string, params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
+	// Servers escape URIs their own way (vscode-uri encodes more than
+	// Go's net/url does): key by rein's spelling of the same path.
+	if path := uriPath(p.URI); path != p.URI {
+		p.URI = fileURI(path)
+	}
 	if len(p.Diagnostics) > maxDiagnosticsPerFile {
 		p.Diagnostics = p.Diagnostics[:maxDiagnosticsPerFile]
 	}
