@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox"
 )
 
 // Backoff between restarts of a server that crashed: it doubles from
@@ -135,8 +137,7 @@ func (m *Manager) server(ctx context.Context, e *entry) (*Server, error) {
 	if wait := time.Until(e.retryAt); wait > 0 {
 		return nil, fmt.Errorf("language server %s is restarting after a crash (retry in %s): %w", e.cfg.Name, wait.Round(time.Millisecond), e.lastErr)
 	}
-	conf := Confinement{}
-	conf.Policy.Mode = "off"
+	conf := Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}}
 	if m.confine != nil {
 		var err error
 		if conf, err = m.confine(e.cfg); err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,9 +153,5 @@ func (d *diagnosingTool) errorsIn(ctx context.Context, paths []string) string {
 			}
 		}
 	}
-	out := lsp.Format(files, true, afterEditMaxErrors)
-	if out == "" {
-		return ""
-	}
-	return fmt.Sprint(out)
+	return lsp.Format(files, true, afterEditMaxErrors)
 }
