@@ -159,7 +159,7 @@ var specs = []keySpec{
 }
 
 // deferredSections are top-level tables owned by other packages.
-var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "network", "session", "telemetry", "context", "hooks", "verify", "temporal", "memory", "instructions"}
+var deferredSections = []string{"policy", "sandbox", "tools", "mcp", "mcp_servers", "lsp", "network", "session", "telemetry", "context", "hooks", "verify", "temporal", "memory", "instructions"}
 
 // typedSections are the top-level tables this package decodes.
 var typedSections = []string{"model", "agent"}

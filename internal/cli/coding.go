@@ -11,6 +11,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -76,6 +77,9 @@ type harness struct {
 	// appendPrompt is --append-system-prompt's text (appendprompt.go),
 	// added after the instructions; "" when not given.
 	appendPrompt string
+	// lsp runs the language servers (lspwire.go); nil when none is
+	// configured or found.
+	lsp *lsp.Manager
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -299,6 +303,10 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	// events, shown as a checklist) and on every request.
 	builtin = append(builtin, agent.PlanTool())
 	builtin = append(builtin, h.mem.tools()...)
+	builtin, lspWarnings, err := h.wireLSP(cfg, getenv, builtin)
+	if err != nil {
+		return err
+	}
 	set, err := tool.NewSet(builtin...)
 	if err != nil {
 		return fmt.Errorf("building the built-in tools: %w", err)
@@ -306,6 +314,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	if err := h.addTaskTool(cfg, getenv, set); err != nil {
 		return err
 	}
+	h.agentWarnings = append(h.agentWarnings, lspWarnings...) // printed with them
 	disabled, err := loadDisabledTools(cfg, set.Names())
 	if err != nil {
 		return err
@@ -369,6 +378,9 @@ func (h *harness) useModel(p model.Provider, m config.ModelConfig, ex *explainer
 func (h *harness) quiet() bool { return h.gate != nil && h.gate.busy() }
 
 func (h *harness) close() {
+	if h.lsp != nil {
+		h.lsp.Close()
+	}
 	h.mcp.close()
 	h.mem.close()
 	h.ws.Close()

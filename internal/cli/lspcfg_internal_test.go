@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLSPConfig(t *testing.T) {
+	cfg, err := loadVerifyLayers(t,
+		"[lsp]\nafter_edit = \"off\"\n[lsp.zig]\ncommand = \"/opt/zls\"\nargs = [\"--stdio\"]\nextensions = [\".ZIG\"]\nenv = { ZLS_LOG = \"1\" }\nlanguage_ids = { \".zig\" = \"zig\" }\n",
+		"[lsp.evil]\ncommand = \"./run.sh\"\nextensions = [\".go\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := loadLSP(cfg, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.afterEdit {
+		t.Error("after_edit = off not applied")
+	}
+	if len(st.servers) == 0 || st.servers[0].Name != "zig" || st.servers[0].Command != "/opt/zls" ||
+		st.servers[0].Extensions[0] != ".zig" || st.servers[0].Env["ZLS_LOG"] != "1" || !st.servers[0].Handles("a.zig") {
+		t.Fatalf("servers = %+v", st.servers)
+	}
+	for _, s := range st.servers {
+		if s.Name == "evil" {
+			t.Fatal("a project's language server is started without trust")
+		}
+	}
+	if len(st.warnings) != 1 || !strings.Contains(st.warnings[0], "[lsp.evil] not started") {
+		t.Errorf("warnings = %q", st.warnings)
+	}
+	// The defaults come from the App's PATH, not the process's.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gopls"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err = loadLSP(cfg, func(k string) string {
+		if k == "PATH" {
+			return "relative:" + bin
+		}
+		return ""
+	})
+	if err != nil || len(st.servers) != 2 || st.servers[1].Name != "go" || st.servers[1].Command != filepath.Join(bin, "gopls") {
+		t.Fatalf("with gopls on PATH: %+v, %v", st.servers, err)
+	}
+	for _, bad := range []string{
+		"[lsp]\nafter_edit = \"all\"\n",
+		"[lsp]\nsettle = \"1s\"\n",
+		"[lsp.x]\nextensions = [\".x\"]\n",
+		"[lsp.x]\ncommand = \"x\"\n",
+		"[lsp.x]\ncommand = \"x\"\nextensions = [\"x\"]\n",
+		"[lsp.x]\ncommand = \"x\"\nextensions = [\".x\"]\nport = 3\n",
+		"[lsp]\nafter_edit = 3\n",
+	} {
+		cfg, err := loadVerifyLayers(t, bad, "")
+		if err == nil {
+			_, err = loadLSP(cfg, func(string) string { return "" })
+		}
+		if err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/lsp"
+	"github.com/reinharness/rein/tool"
+	lsptools "github.com/reinharness/rein/tools/lsp"
+	"github.com/reinharness/rein/workspace"
+)
+
+// Bounds of the diagnostics added to an edit's result: the model sees the
+// errors it just made, not a wall of them, and an edit never waits long
+// for a slow server.
+const (
+	afterEditMaxErrors = 20
+	afterEditWait      = 20 * time.Second
+	afterEditSettle    = 400 * time.Millisecond
+)
+
+// editTools are the file tools whose results gain diagnostics.
+var editTools = map[string]bool{"write_file": true, "edit_file": true, "apply_patch": true}
+
+// wireLSP adds the language server tools to builtin when a server is
+// configured or found on PATH, and wraps the edit tools when after_edit
+// is on. The servers start on first use, each in the workspace's sandbox.
+func (h *harness) wireLSP(cfg *config.Config, getenv func(string) string, builtin []tool.Tool) ([]tool.Tool, []string, error) {
+	st, err := loadLSP(cfg, getenv)
+	if err != nil || len(st.servers) == 0 {
+		return builtin, st.warnings, err
+	}
+	h.lsp = lsp.NewManager(h.ws.Dir(), st.servers, nil, lspConfiner(h.ws, os.Environ()))
+	builtin = append(builtin, lsptools.Tools(h.ws, h.lsp, lsptools.Options{})...)
+	if st.afterEdit {
+		for i, t := range builtin {
+			if editTools[t.Spec().Name] {
+				builtin[i] = &diagnosingTool{Tool: t, ws: h.ws, m: h.lsp}
+			}
+		}
+	}
+	return builtin, st.warnings, nil
+}
+
+// lspConfiner runs every language server as commands run: in its own
+// instance of the workspace's sandbox with the session's network and the
+// secrets of environ scrubbed.
+func lspConfiner(ws *workspace.Workspace, environ []string) func(lsp.Config) (lsp.Confinement, error) {
+	return func(c lsp.Config) (lsp.Confinement, error) {
+		pol, err := ws.SandboxPolicy(ws.SandboxNetwork(), "")
+		if err != nil {
+			return lsp.Confinement{}, err
+		}
+		// A server installed under /tmp (GOBIN=/tmp/gobin) stays visible:
+		// the sandbox's /tmp is otherwise empty. Read-only, like the
+		// program of a user's MCP server there.
+		if path, err := exec.LookPath(c.Command); err == nil {
+			pol.Visible = append(pol.Visible, filepath.Dir(path))
+		}
+		env, err := ws.SandboxEnv(environ, true)
+		if err != nil {
+			return lsp.Confinement{}, err
+		}
+		return lsp.Confinement{Policy: pol, Env: env}, nil
+	}
+}
+
+// diagnosingTool is an edit tool whose successful results end with the
+// language servers' errors in the files it changed.
+type diagnosingTool struct {
+	tool.Tool
+	ws *workspace.Workspace
+	m  *lsp.Manager
+}
+
+// Timeout keeps the wrapped tool's own timeout (tool.Timeouter).
+func (d *diagnosingTool) Timeout() time.Duration {
+	if t, ok := d.Tool.(tool.Timeouter); ok {
+		return t.Timeout()
+	}
+	return 0
+}
+
+func (d *diagnosingTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	res, err := d.Tool.Call(ctx, args)
+	if err != nil || res == nil || res.IsError {
+		return res, err
+	}
+	if text := d.errorsIn(ctx, d.changed(args)); text != "" {
+		res.Content += "\n\nThe language server reports errors in the changed files:\n" + text
+	}
+	return res, nil
+}
+
+// changed returns the workspace paths a call named that a server handles.
+func (d *diagnosingTool) changed(args json.RawMessage) []string {
+	var paths []string
+	if f := d.Spec().Effects.Paths; f != nil {
+		paths, _ = f(args)
+	} else {
+		var a struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(args, &a) == nil && a.Path != "" {
+			paths = []string{a.Path}
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		if rel, err := d.ws.Rel(p); err == nil && d.m.Handles(rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// errorsIn returns the formatted errors of paths; a server that cannot
+// start or answer adds nothing, as the edit itself succeeded.
+func (d *diagnosingTool) errorsIn(ctx context.Context, paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, afterEditWait)
+	defer cancel()
+	byServer := map[*lsp.Server][]string{}
+	var order []*lsp.Server
+	for _, p := range paths {
+		srv, err := d.m.For(ctx, p)
+		if err != nil {
+			continue
+		}
+		if _, ok := byServer[srv]; !ok {
+			order = append(order, srv)
+		}
+		byServer[srv] = append(byServer[srv], p)
+	}
+	var files []lsp.FileDiagnostics
+	for _, srv := range order {
+		fs, err := srv.Diagnostics(ctx, byServer[srv], afterEditSettle)
+		if err != nil {
+			continue
+		}
+		for _, f := range fs {
+			for _, p := range byServer[srv] {
+				if f.Path == p {
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	return lsp.Format(files, true, afterEditMaxErrors)
+}

@@ -1,0 +1,5 @@
+def double(x: int) -> int:
+    return x * 2
+
+
+result: str = double(4)

@@ -1,0 +1,4 @@
+import { greet } from "./greet";
+
+console.log(greet("a"));
+console.log(greet("b"));
