@@ -22,6 +22,9 @@ func nodeServer(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("REIN_REQUIRE_INTEROP") == "1" {
+			t.Fatalf("%s not installed in %s (npm install in testdata/interop, or set REIN_LSP_NPM_BIN)", name, dir)
+		}
 		t.Skipf("%s not installed in %s (npm install in testdata/interop, or set REIN_LSP_NPM_BIN)", name, dir)
 	}
 	return p

@@ -19,6 +19,9 @@ func lspGopls(t *testing.T) string {
 	}
 	p, err := exec.LookPath("gopls")
 	if err != nil {
+		if os.Getenv("REIN_REQUIRE_INTEROP") == "1" {
+			t.Fatal("gopls not found: set REIN_GOPLS or put gopls on PATH (GOBIN=/tmp/gobin go install golang.org/x/tools/gopls@v0.23.0)")
+		}
 		t.Skip("gopls not found: set REIN_GOPLS or put gopls on PATH (GOBIN=/tmp/gobin go install golang.org/x/tools/gopls@v0.23.0)")
 	}
 	return p

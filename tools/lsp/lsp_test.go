@@ -20,6 +20,9 @@ func goTools(t *testing.T) (map[string]tool.Tool, string) {
 	if gopls == "" {
 		p, err := exec.LookPath("gopls")
 		if err != nil {
+			if os.Getenv("REIN_REQUIRE_INTEROP") == "1" {
+				t.Fatal("gopls not found: set REIN_GOPLS or put gopls on PATH")
+			}
 			t.Skip("gopls not found: set REIN_GOPLS or put gopls on PATH")
 		}
 		gopls = p
