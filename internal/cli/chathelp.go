@@ -1,7 +1,6 @@
 package cli
 
 // chatHelp is what /help prints in chat.
-
 const chatHelp = `Type a message and press Enter. @path in a message attaches a
 workspace file; !command runs a command (through the policy and the
 sandbox) and adds it and its output to your next message. Commands:
