@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -9,10 +10,26 @@ import (
 )
 
 // sendCommands tells the editor the custom commands (.rein/commands,
-// .claude/commands, ~/.config/rein/commands) the user may type as
-// "/name args".
+// .claude/commands, ~/.config/rein/commands) and the skills the user may
+// type as "/name args". A custom command shadows a skill of its name, as
+// in chat.
 func (sess *acpSession) sendCommands() {
 	cmds := []acp.AvailableCommand{}
+	defer func() {
+		sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateCommands, AvailableCommands: cmds})
+	}()
+	if sess.h != nil && sess.h.skills != nil {
+		for _, sk := range sess.h.skills.Skills() {
+			if _, shadowed := sess.cmds.Get(sk.Name); shadowed {
+				continue
+			}
+			cmds = append(cmds, acp.AvailableCommand{
+				Name:        sk.Name,
+				Description: "skill: " + clipText(strings.Join(strings.Fields(sk.Description), " "), 200),
+				Input:       &acp.CommandInput{Hint: "what to do with the skill"},
+			})
+		}
+	}
 	for _, c := range sess.cmds.Commands() {
 		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
@@ -23,26 +40,39 @@ func (sess *acpSession) sendCommands() {
 		}
 		cmds = append(cmds, ac)
 	}
-	sess.send(acp.SessionUpdate{SessionUpdate: acp.UpdateCommands, AvailableCommands: cmds})
 }
 
 // expandPrompt runs a prompt naming a custom command ("/name args") as
 // rein run --command does: its text with the arguments filled in, its
-// allowed-tools narrowing the turn's tools. Other prompts pass unchanged.
-func (sess *acpSession) expandPrompt(text string, stderr io.Writer) (string, agent.RunOptions, error) {
+// allowed-tools narrowing the turn's tools. One naming a skill runs the
+// arguments as the message with the skill active (its tools and servers
+// added; release ends them after the turn). Other prompts pass unchanged.
+func (sess *acpSession) expandPrompt(ctx context.Context, text string, stderr io.Writer) (_ string, _ agent.RunOptions, release func(), _ error) {
 	if !strings.HasPrefix(text, "/") {
-		return text, agent.RunOptions{}, nil
+		return text, agent.RunOptions{}, nil, nil
 	}
 	name, args, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
-	c, ok := sess.cmds.Get(strings.TrimSpace(name))
-	if !ok {
-		return text, agent.RunOptions{}, nil // a path, or a word the model may read
+	name, args = strings.TrimSpace(name), strings.TrimSpace(args)
+	if c, ok := sess.cmds.Get(name); ok {
+		expanded, err := expandCommand(stderr, c, args)
+		if err != nil {
+			return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "%s", oneLine(err.Error()))
+		}
+		return expanded, commandOptions(stderr, c, sess.h.tools.Names()), nil, nil
 	}
-	expanded, err := expandCommand(stderr, c, strings.TrimSpace(args))
-	if err != nil {
-		return "", agent.RunOptions{}, acp.Errorf(acp.CodeInvalidParams, "%s", oneLine(err.Error()))
+	if sess.h.skills != nil {
+		if sk, ok := sess.h.skills.Get(name); ok {
+			opts, release, err := skillOptions(ctx, stderr, sk, sess.h.system, sess.h.tools, sess.h.skillServers)
+			if err != nil {
+				return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "skill %s: %s", sk.Name, oneLine(err.Error()))
+			}
+			if args == "" {
+				args = "Use the " + sk.Name + " skill."
+			}
+			return args, opts, release, nil
+		}
 	}
-	return expanded, commandOptions(stderr, c, sess.h.tools.Names()), nil
+	return text, agent.RunOptions{}, nil, nil // a path, or a word the model may read
 }
 
 // toolOutput streams a running tool's output (run_command's, as it comes)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,40 @@ func TestACPCommandOutputStreams(t *testing.T) {
 	}
 	if !live || !final {
 		t.Fatalf("live %v final %v: %s", live, final, jsonString(p.updates()))
+	}
+}
+
+// TestACPSkills: the skills are offered as commands (a custom command of
+// the same name shadows one), and "/NAME ARGS" runs ARGS with the skill
+// active: its body reaches the model and its allowed-tools narrow the
+// turn's tools.
+func TestACPSkills(t *testing.T) {
+	e := newEnv(t)
+	writeFiles(t, filepath.Join(e.workspace, ".claude", "skills"), map[string]string{
+		"reader/SKILL.md": "---\nname: reader\ndescription: Reads things.\nallowed-tools: Read Grep\n---\nOnly read, carefully-skill-body.\n",
+		"greet/SKILL.md":  "---\nname: greet\ndescription: A skill the command hides.\n---\nbody\n",
+	})
+	writeFiles(t, filepath.Join(e.workspace, ".rein", "commands"), map[string]string{
+		"greet.md": "---\ndescription: Greet someone\n---\nSay hello.\n",
+	})
+	srv := modeltest.NewServer(t, sse(textBody("read it")))
+	p, id := newACPSession(t, e, srv)
+	update := p.next("the available commands", func(m map[string]any) bool {
+		return strings.Contains(jsonString(m), `"sessionUpdate":"available_commands_update"`)
+	})
+	s := jsonString(update)
+	if !strings.Contains(s, `"description":"skill: Reads things.","input":{"hint":"what to do with the skill"},"name":"reader"`) {
+		t.Errorf("the skill is not offered: %s", s)
+	}
+	if strings.Contains(s, "A skill the command hides") || !strings.Contains(s, `"name":"greet"`) {
+		t.Errorf("the custom command does not shadow the skill of its name: %s", s)
+	}
+	p.call(2, "session/prompt", promptParams(id, "/reader the notes"))
+	body := srv.Requests()[0].Body
+	if !strings.Contains(string(body), "carefully-skill-body") || !strings.Contains(string(body), "the notes") {
+		t.Errorf("the skill was not active for the turn: %.3000s", body)
+	}
+	if diff := cmp.Diff([]string{"grep", "read_file"}, offeredTools(t, body)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -159,9 +159,12 @@ func (sess *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (
 	if err := sess.h.mcp.refresh(ctx); err != nil && ctx.Err() == nil {
 		return nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(sess.ex.scrub(err.Error())))
 	}
-	text, opts, err := sess.expandPrompt(text, sess.srv.a.Stderr)
+	text, opts, release, err := sess.expandPrompt(ctx, text, sess.srv.a.Stderr)
 	if err != nil {
 		return nil, err
+	}
+	if release != nil {
+		defer release()
 	}
 	out, runErr := drain(sess.ag.RunWith(retriesTo(ctx, sess.srv.a.Stderr), sess.conv, text, opts), sess.event)
 	switch {
