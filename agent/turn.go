@@ -300,7 +300,8 @@ func (r *run) safeApprove(c policy.Call, d policy.Decision) (ad policy.Decision,
 // once. A call still running or not yet started when the run ends is
 // recorded as interrupted.
 func (r *run) execute(states []callState) {
-	idx := make([]int, 0, len(states))
+	var buf [4]int // most turns run a few calls: no heap for their indices
+	idx := buf[:0]
 	for i := range states {
 		if states[i].run {
 			idx = append(idx, i)
@@ -326,15 +327,22 @@ func (r *run) execute(states []callState) {
 		if r.ctx.Err() != nil {
 			return // later levels never start
 		}
-		n := len(level)
+		// The closure gets state indices, not idx: capturing idx would
+		// move buf to the heap.
+		n, only := len(level), idx[0]
 		if level == nil { // a single call
 			n = 1
+		} else {
+			for j, k := range level {
+				level[j] = idx[k]
+			}
 		}
 		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(ctx context.Context, j int) {
+			i := only
 			if level != nil {
-				j = level[j]
+				i = level[j]
 			}
-			r.invoke(ctx, &states[idx[j]], opts)
+			r.invoke(ctx, &states[i], opts)
 		})
 	}
 }
