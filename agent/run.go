@@ -503,7 +503,7 @@ func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
 		r.streamErr = model.ErrIncompleteStream
 	}
 	r.req.Messages = nil // do not pin a compacted copy until the next call
-	return r.builder.Response(), r.streamErr
+	return r.builder.Take(), r.streamErr // reset before the next call
 }
 
 // onModelEvent folds one stream event into the answer and reports deltas.

@@ -51,7 +51,9 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 // It returns stopErr, or the first reporting error.
 func (r *run) closeTurn(states []callState, stopErr error) error {
 	interrupted := ""
+	// One array for the results, which the message's parts point into.
 	results := make([]model.ToolResult, len(states))
+	msg := model.Message{Role: model.RoleTool, Parts: make([]model.Part, len(states))}
 	for i := range states {
 		st := &states[i]
 		if st.result.CallID == "" { // sanitizeAssistant gave every call an ID
@@ -61,8 +63,9 @@ func (r *run) closeTurn(states []callState, stopErr error) error {
 			st.result = errorResult(st, interrupted)
 		}
 		results[i] = st.result
+		msg.Parts[i] = model.Part{Kind: model.PartToolResult, ToolResult: &results[i]}
 	}
-	r.c.Append(model.ToolResults(results...))
+	r.c.Append(msg)
 	for i := range states {
 		st := &states[i]
 		var err error
