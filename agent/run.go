@@ -502,7 +502,7 @@ func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
 	if r.streamErr == nil && !r.builder.Stopped() {
 		r.streamErr = model.ErrIncompleteStream
 	}
-	r.req.Messages = nil // do not pin a compacted copy until the next call
+	r.req.Messages = nil                 // do not pin a compacted copy until the next call
 	return r.builder.Take(), r.streamErr // reset before the next call
 }
 
