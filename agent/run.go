@@ -502,8 +502,9 @@ func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
 	if r.streamErr == nil && !r.builder.Stopped() {
 		r.streamErr = model.ErrIncompleteStream
 	}
-	r.req.Messages = nil                 // do not pin a compacted copy until the next call
-	return r.builder.Take(), r.streamErr // reset before the next call
+	r.req.Messages = nil // do not pin a compacted copy until the next call
+	// Take resets the builder: the next call starts it afresh anyway.
+	return r.builder.Take(), r.streamErr
 }
 
 // onModelEvent folds one stream event into the answer and reports deltas.
