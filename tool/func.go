@@ -162,6 +162,7 @@ func (f *funcTool[In, Out]) prepare(args json.RawMessage) (caller, *Result) {
 
 // preparedCall is a Func call whose arguments were checked and decoded.
 type preparedCall[In, Out any] struct {
+	outcomeSlot
 	f  *funcTool[In, Out]
 	in In
 }

@@ -70,10 +70,19 @@ type caller interface {
 	// call runs it; fresh reports that res was allocated by this call
 	// and no one else holds it, so Invoke need not copy it.
 	call(ctx context.Context) (res *Result, fresh bool, err error)
+	// slot is where the call goroutine leaves its outcome.
+	slot() *outcome
 }
+
+// outcomeSlot is embedded in every caller: the outcome then lives in the
+// allocation the call already makes.
+type outcomeSlot struct{ o outcome }
+
+func (s *outcomeSlot) slot() *outcome { return &s.o }
 
 // plainCall is a Tool's own Call.
 type plainCall struct {
+	outcomeSlot
 	t    Tool
 	args json.RawMessage
 }
@@ -106,21 +115,27 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 		call = &plainCall{t: t, args: args}
 	}
 
-	// Buffered so an abandoned call can still deliver and exit.
-	done := make(chan outcome, 1)
+	// The outcome is written into the call's own slot and announced on
+	// done (with no element: one allocation, not two). Buffered so an
+	// abandoned call can still deliver and exit; its slot is then read by
+	// no one.
+	done := make(chan struct{}, 1)
 	var o outcome
 	if _, ok := t.(Inline); ok {
 		// The tool's own engine bounds the call; a goroutine here would
 		// take it off the coroutine that engine schedules.
 		runCall(ctx, call, name, onPanic, done)
-		o = <-done
+		<-done
+		o = *call.slot()
 	} else {
 		go runCall(callCtx, call, name, onPanic, done)
 		select {
-		case o = <-done:
+		case <-done:
+			o = *call.slot()
 		case <-callCtx.Done():
 			select {
-			case o = <-done: // finished at the same moment: keep its result
+			case <-done: // finished at the same moment: keep its result
+				o = *call.slot()
 			default:
 				return interrupted(ctx, spec, timeout)
 			}
@@ -157,7 +172,8 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 
 // runCall runs one call on its own goroutine, turning panics and Goexit
 // into an outcome.
-func runCall(ctx context.Context, call caller, name string, onPanic func(string, any, []byte), done chan<- outcome) {
+func runCall(ctx context.Context, call caller, name string, onPanic func(string, any, []byte), done chan<- struct{}) {
+	slot := call.slot()
 	returned := false
 	defer func() {
 		if returned {
@@ -165,17 +181,20 @@ func runCall(ctx context.Context, call caller, name string, onPanic func(string,
 		}
 		v := recover()
 		if v == nil {
-			done <- outcome{exited: true}
+			*slot = outcome{exited: true}
+			done <- struct{}{}
 			return
 		}
 		if onPanic != nil {
 			reportPanic(onPanic, name, v, debug.Stack())
 		}
-		done <- outcome{panicked: true, value: v}
+		*slot = outcome{panicked: true, value: v}
+		done <- struct{}{}
 	}()
 	res, fresh, err := call.call(ctx)
 	returned = true
-	done <- outcome{res: res, err: err, fresh: fresh}
+	*slot = outcome{res: res, err: err, fresh: fresh}
+	done <- struct{}{}
 }
 
 // Inline is implemented by tools that Invoke must call on the caller's
