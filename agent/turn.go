@@ -357,10 +357,7 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	if r.ctx.Err() != nil || ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx = tool.WithCallID(ctx, st.call.ID)
-	if st.key != "" {
-		ctx = tool.WithIdempotencyKey(ctx, st.key)
-	}
+	ctx = tool.WithCall(ctx, st.call.ID, st.key)
 	if l := r.a.cfg.Logger; l != nil {
 		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}
