@@ -100,11 +100,13 @@ func (a *Agent) RunWith(ctx context.Context, c *Conversation, input string, opts
 
 // run is the state of one Run.
 type run struct {
-	a      *Agent
-	c      *Conversation
-	parent context.Context
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	exec     execLevel                  // the calls FanOut is running (see execFn)
+	execFunc func(context.Context, int) // made once per run
+	a        *Agent
+	c        *Conversation
+	parent   context.Context
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
 	// recordCtx is what the journal and hooks get: the caller's values
 	// without its cancellation, so the interrupted results and the closing
 	// events of a cancelled run are still recorded.

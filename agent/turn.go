@@ -183,7 +183,8 @@ func (r *run) admit(st *callState) error {
 		}
 	}
 	d.CallID, d.Tool = st.call.ID, st.call.Name
-	return r.emit(Event{Type: EventToolDecision, Decision: &d, ToolCall: decided})
+	st.decision = d
+	return r.emit(Event{Type: EventToolDecision, Decision: &st.decision, ToolCall: decided})
 }
 
 // decide consults Steering (PreToolUse), asks the policy and, for Ask, the
@@ -340,14 +341,36 @@ func (r *run) execute(states []callState) {
 				level[j] = idx[k]
 			}
 		}
-		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(ctx context.Context, j int) {
-			i := only
-			if level != nil {
-				i = level[j]
-			}
-			r.invoke(ctx, &states[i], opts)
-		})
+		r.exec = execLevel{states: states, level: level, only: only, opts: opts}
+		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, r.execFn())
 	}
+	r.exec = execLevel{} // do not pin the turn's states
+}
+
+// execLevel is the level of calls execute hands the FanOut.
+type execLevel struct {
+	states []callState
+	level  []int // indices into states; nil for the single call only
+	only   int
+	opts   tool.InvokeOptions
+}
+
+// execFn returns the FanOut's fn, made once per run: it reads r.exec,
+// which execute sets before each FanOut.Run and no one changes until Run
+// has returned — the FanOut contract is that every fn has returned by
+// then. A closure per level would be an allocation per model call.
+func (r *run) execFn() func(context.Context, int) {
+	if r.execFunc == nil {
+		r.execFunc = func(ctx context.Context, j int) {
+			e := &r.exec
+			i := e.only
+			if e.level != nil {
+				i = e.level[j]
+			}
+			r.invoke(ctx, &e.states[i], e.opts)
+		}
+	}
+	return r.execFunc
 }
 
 // invoke runs one call under ctx, the run's context or one the FanOut
