@@ -365,16 +365,14 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		estimate += r.c.EstimatedTokens(0)
 	}
 	resp, err := r.callModel(msgs)
-	if resp != nil {
-		if err := r.account(resp.Usage, estimate); err != nil {
-			return Failed, err, true
-		}
+	if err := r.account(resp.Usage, estimate); err != nil {
+		return Failed, err, true
 	}
 	if err != nil {
 		if errors.Is(err, errStopped) || r.ctx.Err() != nil {
 			kind, cerr := r.ctxOutcome()
 			if !errors.Is(cerr, errStopped) {
-				if jerr := r.recordCut(resp); jerr != nil {
+				if jerr := r.recordCut(&resp); jerr != nil {
 					return Failed, jerr, true
 				}
 			}
@@ -488,7 +486,7 @@ func (r *run) historyBudget() int {
 // a stream without its stop event is model.ErrIncompleteStream. The request
 // and builder live in the run and are reused from call to call: providers
 // must not keep the request after Stream returns.
-func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
+func (r *run) callModel(msgs []model.Message) (model.Response, error) {
 	r.req = *r.params
 	r.req.Model = r.model
 	r.req.System = r.systemWithPlan()

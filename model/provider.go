@@ -143,11 +143,11 @@ func (b *Builder) closeReasoning(i int) { b.closedAt = i + 1 }
 func (b *Builder) Stopped() bool { return b.stopped }
 
 // Take returns the message assembled so far, like Response, without
-// copying its parts, and resets b for the next stream: for a caller that
+// copying its parts (and by value: one allocation fewer), and resets b for the next stream: for a caller that
 // builds one response per Builder and calls nothing on b afterwards.
-func (b *Builder) Take() *Response {
+func (b *Builder) Take() Response {
 	b.flush()
-	r := &Response{
+	r := Response{
 		Message:    Message{Role: RoleAssistant, Parts: b.parts},
 		Usage:      b.usage,
 		StopReason: b.stop,
