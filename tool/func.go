@@ -163,8 +163,9 @@ func (f *funcTool[In, Out]) prepare(args json.RawMessage) (caller, *Result) {
 // preparedCall is a Func call whose arguments were checked and decoded.
 type preparedCall[In, Out any] struct {
 	outcomeSlot
-	f  *funcTool[In, Out]
-	in In
+	f   *funcTool[In, Out]
+	in  In
+	res Result // a string output's result, in the call's own memory (it keeps in alive only as long as the result)
 }
 
 func (p *preparedCall[In, Out]) call(ctx context.Context) (*Result, bool, error) {
@@ -178,7 +179,8 @@ func (p *preparedCall[In, Out]) call(ctx context.Context) (*Result, bool, error)
 	}
 	// The common case first, without boxing out into an interface.
 	if s, ok := any(out).(string); ok {
-		return &Result{Content: s}, true, nil
+		p.res = Result{Content: s}
+		return &p.res, true, nil
 	}
 	// render passes a *Result through: that one the tool may still hold.
 	_, shared := any(out).(*Result)
