@@ -14,6 +14,9 @@ import (
 // callState is one tool call's way through a turn.
 type callState struct {
 	call model.ToolCall
+	// decision is the one the tool.decision event points to: kept here,
+	// in memory the turn already has, rather than allocated per call.
+	decision Decision
 	// canon is the canonical form of the arguments (RFC 8785), the repeat
 	// guard's notion of "same arguments".
 	canon string

@@ -100,11 +100,17 @@ func (a *Agent) RunWith(ctx context.Context, c *Conversation, input string, opts
 
 // run is the state of one Run.
 type run struct {
-	a      *Agent
-	c      *Conversation
-	parent context.Context
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	exec     execLevel                  // the calls FanOut is running (see execFn)
+	execFunc func(context.Context, int) // made once per run
+	// onEvent is onStream as a func value, made once per run; streamOver
+	// is set once the stream was told to stop or has returned.
+	onEvent    func(model.Event, error) bool
+	streamOver bool
+	a          *Agent
+	c          *Conversation
+	parent     context.Context
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
 	// recordCtx is what the journal and hooks get: the caller's values
 	// without its cancellation, so the interrupted results and the closing
 	// events of a cancelled run are still recorded.
@@ -359,16 +365,14 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 		estimate += r.c.EstimatedTokens(0)
 	}
 	resp, err := r.callModel(msgs)
-	if resp != nil {
-		if err := r.account(resp.Usage, estimate); err != nil {
-			return Failed, err, true
-		}
+	if err := r.account(resp.Usage, estimate); err != nil {
+		return Failed, err, true
 	}
 	if err != nil {
 		if errors.Is(err, errStopped) || r.ctx.Err() != nil {
 			kind, cerr := r.ctxOutcome()
 			if !errors.Is(cerr, errStopped) {
-				if jerr := r.recordCut(resp); jerr != nil {
+				if jerr := r.recordCut(&resp); jerr != nil {
 					return Failed, jerr, true
 				}
 			}
@@ -482,7 +486,7 @@ func (r *run) historyBudget() int {
 // a stream without its stop event is model.ErrIncompleteStream. The request
 // and builder live in the run and are reused from call to call: providers
 // must not keep the request after Stream returns.
-func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
+func (r *run) callModel(msgs []model.Message) (model.Response, error) {
 	r.req = *r.params
 	r.req.Model = r.model
 	r.req.System = r.systemWithPlan()
@@ -490,20 +494,35 @@ func (r *run) callModel(msgs []model.Message) (*model.Response, error) {
 	r.req.Tools = r.specs
 	r.builder = model.Builder{}
 	r.streamErr = nil
-	for ev, err := range r.a.cfg.Provider.Stream(r.ctx, &r.req) {
-		if err != nil {
-			r.streamErr = err
-			break
-		}
-		if !r.onModelEvent(ev) {
-			break
-		}
+	// The stream is called with a yield made once per run: a range loop's
+	// body is a fresh closure (an allocation) on every model call.
+	r.streamOver = false
+	if r.onEvent == nil {
+		r.onEvent = r.onStream
 	}
+	r.a.cfg.Provider.Stream(r.ctx, &r.req)(r.onEvent)
+	r.streamOver = true
 	if r.streamErr == nil && !r.builder.Stopped() {
 		r.streamErr = model.ErrIncompleteStream
 	}
 	r.req.Messages = nil // do not pin a compacted copy until the next call
-	return r.builder.Response(), r.streamErr
+	// Take resets the builder: the next call starts it afresh anyway.
+	return r.builder.Take(), r.streamErr
+}
+
+// onStream is the yield the model's stream is called with. After it has
+// said stop, a stream that goes on is ignored, as it is the run's no more.
+func (r *run) onStream(ev model.Event, err error) bool {
+	switch {
+	case r.streamOver:
+		return false
+	case err != nil:
+		r.streamErr = err
+	case r.onModelEvent(ev):
+		return true
+	}
+	r.streamOver = true
+	return false
 }
 
 // onModelEvent folds one stream event into the answer and reports deltas.

@@ -163,9 +163,11 @@ func (r *run) preToolUse(st *callState, spec tool.Spec) SteerVerdict {
 	if r.a.cfg.Steering == nil {
 		return SteerVerdict{}
 	}
-	call := st.call
+	// Copied here, not at entry: taking the parameter's address would move
+	// it to the heap on every call, with or without Steering.
+	call, sp := st.call, spec
 	call.Args = bytes.Clone(call.Args)
-	return r.steer(r.ctx, SteerPoint{Event: SteerPreToolUse, Call: &call, Spec: &spec})
+	return r.steer(r.ctx, SteerPoint{Event: SteerPreToolUse, Call: &call, Spec: &sp})
 }
 
 // updateInput applies a verdict's UpdatedInput to st. Input that is not a

@@ -44,6 +44,20 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	return r.afterTurn(states, text, stopErr)
 }
 
+// toolMessageArrays returns the arrays of a tool message of n results,
+// whose parts will point into results: one allocation for the usual turn
+// of a single call, two otherwise.
+func toolMessageArrays(n int) ([]model.ToolResult, []model.Part) {
+	if n == 1 {
+		one := new(struct {
+			result [1]model.ToolResult
+			part   [1]model.Part
+		})
+		return one.result[:], one.part[:]
+	}
+	return make([]model.ToolResult, n), make([]model.Part, n)
+}
+
 // closeTurn records the tool message: every call without a result (never
 // decided or never run because the run is ending) gets an interrupted one,
 // so the history stays valid for a resume. Then it reports the results and
@@ -51,7 +65,8 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 // It returns stopErr, or the first reporting error.
 func (r *run) closeTurn(states []callState, stopErr error) error {
 	interrupted := ""
-	results := make([]model.ToolResult, len(states))
+	results, parts := toolMessageArrays(len(states))
+	msg := model.Message{Role: model.RoleTool, Parts: parts}
 	for i := range states {
 		st := &states[i]
 		if st.result.CallID == "" { // sanitizeAssistant gave every call an ID
@@ -61,8 +76,9 @@ func (r *run) closeTurn(states []callState, stopErr error) error {
 			st.result = errorResult(st, interrupted)
 		}
 		results[i] = st.result
+		msg.Parts[i] = model.Part{Kind: model.PartToolResult, ToolResult: &results[i]}
 	}
-	r.c.Append(model.ToolResults(results...))
+	r.c.Append(msg)
 	for i := range states {
 		st := &states[i]
 		var err error
@@ -180,7 +196,8 @@ func (r *run) admit(st *callState) error {
 		}
 	}
 	d.CallID, d.Tool = st.call.ID, st.call.Name
-	return r.emit(Event{Type: EventToolDecision, Decision: &d, ToolCall: decided})
+	st.decision = d
+	return r.emit(Event{Type: EventToolDecision, Decision: &st.decision, ToolCall: decided})
 }
 
 // decide consults Steering (PreToolUse), asks the policy and, for Ask, the
@@ -300,7 +317,8 @@ func (r *run) safeApprove(c policy.Call, d policy.Decision) (ad policy.Decision,
 // once. A call still running or not yet started when the run ends is
 // recorded as interrupted.
 func (r *run) execute(states []callState) {
-	idx := make([]int, 0, len(states))
+	var buf [4]int // most turns run a few calls: no heap for their indices
+	idx := buf[:0]
 	for i := range states {
 		if states[i].run {
 			idx = append(idx, i)
@@ -326,17 +344,46 @@ func (r *run) execute(states []callState) {
 		if r.ctx.Err() != nil {
 			return // later levels never start
 		}
-		n := len(level)
+		// The closure gets state indices, not idx: capturing idx would
+		// move buf to the heap.
+		n, only := len(level), idx[0]
 		if level == nil { // a single call
 			n = 1
-		}
-		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, func(ctx context.Context, j int) {
-			if level != nil {
-				j = level[j]
+		} else {
+			for j, k := range level {
+				level[j] = idx[k]
 			}
-			r.invoke(ctx, &states[idx[j]], opts)
-		})
+		}
+		r.exec = execLevel{states: states, level: level, only: only, opts: opts}
+		r.a.cfg.FanOut.Run(r.ctx, n, r.a.cfg.MaxParallel, r.execFn())
 	}
+	r.exec = execLevel{} // do not pin the turn's states
+}
+
+// execLevel is the level of calls execute hands the FanOut.
+type execLevel struct {
+	states []callState
+	level  []int // indices into states; nil for the single call only
+	only   int
+	opts   tool.InvokeOptions
+}
+
+// execFn returns the FanOut's fn, made once per run: it reads r.exec,
+// which execute sets before each FanOut.Run and no one changes until Run
+// has returned — the FanOut contract is that every fn has returned by
+// then. A closure per level would be an allocation per model call.
+func (r *run) execFn() func(context.Context, int) {
+	if r.execFunc == nil {
+		r.execFunc = func(ctx context.Context, j int) {
+			e := &r.exec
+			i := e.only
+			if e.level != nil {
+				i = e.level[j]
+			}
+			r.invoke(ctx, &e.states[i], e.opts)
+		}
+	}
+	return r.execFunc
 }
 
 // invoke runs one call under ctx, the run's context or one the FanOut
@@ -346,10 +393,7 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	if r.ctx.Err() != nil || ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx = tool.WithCallID(ctx, st.call.ID)
-	if st.key != "" {
-		ctx = tool.WithIdempotencyKey(ctx, st.key)
-	}
+	ctx = tool.WithCall(ctx, st.call.ID, st.key)
 	if l := r.a.cfg.Logger; l != nil {
 		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}

@@ -51,3 +51,31 @@ func BenchmarkBuilderText(b *testing.B) {
 		_ = bl.Response()
 	}
 }
+
+// Take gives what Response gives and leaves the Builder empty for the
+// next stream.
+func TestBuilderTake(t *testing.T) {
+	var b Builder
+	events := []Event{
+		{Kind: EventTextDelta, Text: "a"},
+		{Kind: EventTextDelta, Text: "b"},
+		{Kind: EventToolCall, ToolCall: &ToolCall{ID: "c1", Name: "t", Args: []byte(`{}`)}},
+		{Kind: EventStop, StopReason: StopToolUse},
+	}
+	for _, ev := range events {
+		b.Add(ev)
+	}
+	want := b.Response()
+	got := b.Take()
+	if got.StopReason != want.StopReason || len(got.Message.Parts) != 2 ||
+		got.Message.Parts[0].Text != "ab" || got.Message.Parts[1].ToolCall.ID != "c1" {
+		t.Fatalf("Take = %+v; Response gave %+v", got, want)
+	}
+	if b.Stopped() || len(b.Response().Message.Parts) != 0 {
+		t.Fatal("the Builder is not empty after Take")
+	}
+	b.Add(Event{Kind: EventTextDelta, Text: "next"})
+	if got.Message.Parts[0].Text != "ab" {
+		t.Fatal("the next stream changed the taken response")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinharness/rein/tool"
 )
@@ -55,5 +56,32 @@ func TestReportProgressReachesTheSeam(t *testing.T) {
 	tool.ReportProgress(ctx, "two")
 	if strings.Join(got, ",") != "one,two" {
 		t.Errorf("progress = %q, want [one two]", got)
+	}
+}
+
+// WithCall carries what WithCallID and WithIdempotencyKey carry, leaves
+// everything else to its parent, and a context derived from it is
+// cancelled with the parent's.
+func TestWithCall(t *testing.T) {
+	type other struct{}
+	parent, cancel := context.WithCancel(context.WithValue(
+		tool.WithIdempotencyKey(context.Background(), "outer"), other{}, "v"))
+	ctx := tool.WithCall(parent, "c1", "")
+	if tool.CallID(ctx) != "c1" || tool.IdempotencyKey(ctx) != "outer" || ctx.Value(other{}) != "v" {
+		t.Fatalf("id %q key %q other %v", tool.CallID(ctx), tool.IdempotencyKey(ctx), ctx.Value(other{}))
+	}
+	if got := tool.IdempotencyKey(tool.WithCall(parent, "c2", "k2")); got != "k2" {
+		t.Fatalf("key %q", got)
+	}
+	child, stop := context.WithCancel(ctx)
+	defer stop()
+	cancel()
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a child of WithCall's context outlived the cancelled parent")
+	}
+	if tool.CallID(tool.WithCallID(ctx, "inner")) != "inner" {
+		t.Fatal("a later WithCallID does not win")
 	}
 }

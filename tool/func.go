@@ -138,34 +138,53 @@ func (f *funcTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (*Re
 	if early != nil {
 		return early, nil
 	}
-	return run(ctx)
+	res, _, err := run.call(ctx)
+	return res, err
 }
 
 // prepare validates and decodes args. Invoke calls it on the caller's
 // goroutine: decoding needs a deep stack, and growing the fresh stack of
 // the call goroutine on every call would cost more than the call itself.
-func (f *funcTool[In, Out]) prepare(args json.RawMessage) (func(context.Context) (*Result, error), *Result) {
+func (f *funcTool[In, Out]) prepare(args json.RawMessage) (caller, *Result) {
 	args = NormalizeArgs(args)
 	if err := f.validator.Validate(args); err != nil {
 		return nil, f.invalid(err)
 	}
-	var in In
+	// One allocation holds the decoded input and is the call.
+	p := &preparedCall[In, Out]{f: f}
 	if f.raw {
-		in = any(json.RawMessage(bytes.Clone(args))).(In)
-	} else if err := json.Unmarshal(args, &in); err != nil {
+		p.in = any(json.RawMessage(bytes.Clone(args))).(In)
+	} else if err := json.Unmarshal(args, &p.in); err != nil {
 		return nil, f.invalid(decodeProblem(err))
 	}
-	return func(ctx context.Context) (*Result, error) {
-		out, err := f.fn(ctx, in)
-		if err != nil {
-			msg := err.Error()
-			if msg == "" {
-				msg = fmt.Sprintf("tool %q failed without a message", f.spec.Name)
-			}
-			return &Result{Content: msg, IsError: true}, nil
+	return p, nil
+}
+
+// preparedCall is a Func call whose arguments were checked and decoded.
+type preparedCall[In, Out any] struct {
+	outcomeSlot
+	f   *funcTool[In, Out]
+	in  In
+	res Result // a string output's result, in the call's own memory (it keeps in alive only as long as the result)
+}
+
+func (p *preparedCall[In, Out]) call(ctx context.Context) (*Result, bool, error) {
+	out, err := p.f.fn(ctx, p.in)
+	if err != nil {
+		msg := err.Error()
+		if msg == "" {
+			msg = fmt.Sprintf("tool %q failed without a message", p.f.spec.Name)
 		}
-		return render(f.spec.Name, out), nil
-	}, nil
+		return &Result{Content: msg, IsError: true}, true, nil
+	}
+	// The common case first, without boxing out into an interface.
+	if s, ok := any(out).(string); ok {
+		p.res = Result{Content: s}
+		return &p.res, true, nil
+	}
+	// render passes a *Result through: that one the tool may still hold.
+	_, shared := any(out).(*Result)
+	return render(p.f.spec.Name, out), !shared, nil
 }
 
 func (f *funcTool[In, Out]) invalid(err error) *Result {

@@ -61,6 +61,35 @@ type outcome struct {
 	panicked bool
 	value    any
 	exited   bool // runtime.Goexit: the tool never returned
+	fresh    bool // res was allocated for this call and is shared with no one
+}
+
+// caller is one call ready to run. An interface rather than a closure:
+// the value that carries the call's arguments is then the only allocation.
+type caller interface {
+	// call runs it; fresh reports that res was allocated by this call
+	// and no one else holds it, so Invoke need not copy it.
+	call(ctx context.Context) (res *Result, fresh bool, err error)
+	// slot is where the call goroutine leaves its outcome.
+	slot() *outcome
+}
+
+// outcomeSlot is embedded in every caller: the outcome then lives in the
+// allocation the call already makes.
+type outcomeSlot struct{ o outcome }
+
+func (s *outcomeSlot) slot() *outcome { return &s.o }
+
+// plainCall is a Tool's own Call.
+type plainCall struct {
+	outcomeSlot
+	t    Tool
+	args json.RawMessage
+}
+
+func (c *plainCall) call(ctx context.Context) (*Result, bool, error) {
+	res, err := c.t.Call(ctx, c.args)
+	return res, false, err
 }
 
 func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeout time.Duration, onPanic func(string, any, []byte)) *Result {
@@ -71,7 +100,7 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	call := func(ctx context.Context) (*Result, error) { return t.Call(ctx, args) }
+	var call caller
 	if p, ok := t.(preparer); ok {
 		run, early, pv := safePrepare(p, args, name, onPanic)
 		switch {
@@ -82,23 +111,31 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 			return &r
 		}
 		call = run
+	} else {
+		call = &plainCall{t: t, args: args}
 	}
 
-	// Buffered so an abandoned call can still deliver and exit.
-	done := make(chan outcome, 1)
+	// The outcome is written into the call's own slot and announced on
+	// done (with no element: one allocation, not two). Buffered so an
+	// abandoned call can still deliver and exit; its slot is then read by
+	// no one.
+	done := make(chan struct{}, 1)
 	var o outcome
 	if _, ok := t.(Inline); ok {
 		// The tool's own engine bounds the call; a goroutine here would
 		// take it off the coroutine that engine schedules.
 		runCall(ctx, call, name, onPanic, done)
-		o = <-done
+		<-done
+		o = *call.slot()
 	} else {
 		go runCall(callCtx, call, name, onPanic, done)
 		select {
-		case o = <-done:
+		case <-done:
+			o = *call.slot()
 		case <-callCtx.Done():
 			select {
-			case o = <-done: // finished at the same moment: keep its result
+			case <-done: // finished at the same moment: keep its result
+				o = *call.slot()
 			default:
 				return interrupted(ctx, spec, timeout)
 			}
@@ -126,13 +163,17 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	if o.res == nil {
 		return &Result{}
 	}
+	if o.fresh {
+		return o.res // made for this call alone: already the caller's
+	}
 	r := *o.res
 	return &r
 }
 
 // runCall runs one call on its own goroutine, turning panics and Goexit
 // into an outcome.
-func runCall(ctx context.Context, call func(context.Context) (*Result, error), name string, onPanic func(string, any, []byte), done chan<- outcome) {
+func runCall(ctx context.Context, call caller, name string, onPanic func(string, any, []byte), done chan<- struct{}) {
+	slot := call.slot()
 	returned := false
 	defer func() {
 		if returned {
@@ -140,17 +181,20 @@ func runCall(ctx context.Context, call func(context.Context) (*Result, error), n
 		}
 		v := recover()
 		if v == nil {
-			done <- outcome{exited: true}
+			*slot = outcome{exited: true}
+			done <- struct{}{}
 			return
 		}
 		if onPanic != nil {
 			reportPanic(onPanic, name, v, debug.Stack())
 		}
-		done <- outcome{panicked: true, value: v}
+		*slot = outcome{panicked: true, value: v}
+		done <- struct{}{}
 	}()
-	res, err := call(ctx)
+	res, fresh, err := call.call(ctx)
 	returned = true
-	done <- outcome{res: res, err: err}
+	*slot = outcome{res: res, err: err, fresh: fresh}
+	done <- struct{}{}
 }
 
 // Inline is implemented by tools that Invoke must call on the caller's
@@ -168,12 +212,12 @@ type Inline interface {
 // arguments before the call proper, on the caller's goroutine. A non-nil
 // early result ends the call without running it.
 type preparer interface {
-	prepare(args json.RawMessage) (run func(context.Context) (*Result, error), early *Result)
+	prepare(args json.RawMessage) (run caller, early *Result)
 }
 
 // safePrepare runs prepare, returning a panic's value instead of
 // propagating it (and reporting it to onPanic with its stack).
-func safePrepare(p preparer, args json.RawMessage, name string, onPanic func(string, any, []byte)) (run func(context.Context) (*Result, error), early *Result, panicked any) {
+func safePrepare(p preparer, args json.RawMessage, name string, onPanic func(string, any, []byte)) (run caller, early *Result, panicked any) {
 	defer func() {
 		if v := recover(); v != nil {
 			if onPanic != nil {

@@ -77,7 +77,11 @@ func newValidator(s *jsonschema.Schema) (*Validator, error) {
 // Malformed JSON, a non-object and every schema violation yield a
 // *ValidationError.
 func (v *Validator) Validate(args json.RawMessage) error {
-	val, err := decodeArgs(NormalizeArgs(args))
+	args = NormalizeArgs(args)
+	if v.node != nil && v.node.quickValid(args) {
+		return nil
+	}
+	val, err := decodeArgs(args)
 	if err != nil {
 		return err
 	}
