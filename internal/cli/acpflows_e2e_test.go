@@ -205,7 +205,20 @@ func TestACPApprovalAlwaysAndRejectAlways(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workspace, "two.txt")); err == nil || asked != 0 {
 		t.Fatalf("reject always: ran=%v, questions left unread %d", err == nil, asked)
 	}
-	if data, err := os.ReadFile(filepath.Join(e.home, "state", "permissions.json")); err == nil && strings.Contains(string(data), "two.txt") {
-		t.Fatalf("a rejection was stored as a permission: %s", data)
+	// Stored as a refusal in rein's permission store (never the
+	// repository), listed as one, and honoured by a new rein acp.
+	res := e.run(t, "permissions", "list", "--state-dir", filepath.Join(e.home, "state"))
+	if !strings.Contains(res.stdout, "refused: command touch two.txt (exactly)") || !strings.Contains(res.stdout, "command touch one.txt (exactly)") {
+		t.Fatalf("rein permissions list:\n%s%s", res.stdout, res.stderr)
+	}
+	p2, id2 := newACPSession(t, e, modeltest.NewServer(t, sse(toolBody("c1", "run_command", `{"command":"touch two.txt"}`)), sse(textBody("5"))))
+	p2.call(2, "session/prompt", promptParams(id2, "5"))
+	for _, m := range p2.seen {
+		if m["method"] == "session/request_permission" {
+			t.Fatalf("a refused command was asked about again: %v", m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "two.txt")); err == nil {
+		t.Fatal("a command refused always ran in a new session")
 	}
 }

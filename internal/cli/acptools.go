@@ -146,6 +146,22 @@ func rejectKey(c policy.Call) string {
 	return c.Spec.Name
 }
 
+// refusals is what "always reject" stores in rein's permission store:
+// the tool, or the command when it is one simple command rein can name
+// exactly. A compound command is refused for the session only: refusing
+// each of its parts forever would refuse what the user never saw alone.
+func (ap *acpApprover) refusals(ws string) []permission {
+	if ap.perms == nil {
+		return nil
+	}
+	g := grants(ap.call, ws)
+	if len(g) != 1 {
+		return nil
+	}
+	g[0].Deny = true
+	return g
+}
+
 // Approve implements policy.Approver.
 func (ap *acpApprover) Approve(ctx context.Context, c policy.Call, d policy.Decision) (policy.Decision, error) {
 	ap.mu.Lock()
@@ -170,8 +186,13 @@ func (ap *acpApprover) readLine(ctx context.Context) (string, error) {
 	if canAlways {
 		opts = append(opts, acp.PermissionOption{OptionID: acp.AllowAlways, Name: "Always allow in this project", Kind: acp.AllowAlways})
 	}
+	refusals := ap.refusals(ws)
+	rejectAlways := "Reject for this session"
+	if len(refusals) > 0 {
+		rejectAlways = "Always reject in this project"
+	}
 	opts = append(opts, acp.PermissionOption{OptionID: acp.RejectOnce, Name: "Reject", Kind: acp.RejectOnce},
-		acp.PermissionOption{OptionID: acp.RejectAlways, Name: "Reject for this session", Kind: acp.RejectAlways})
+		acp.PermissionOption{OptionID: acp.RejectAlways, Name: rejectAlways, Kind: acp.RejectAlways})
 	tc := ap.sess.tc.describe(model.ToolCall{ID: ap.call.ID, Name: ap.call.Spec.Name, Args: ap.call.Args})
 	tc.Status = acp.StatusPending
 	var res acp.RequestPermissionResult
@@ -199,6 +220,11 @@ func (ap *acpApprover) readLine(ctx context.Context) (string, error) {
 		return "s", nil // a call "always" cannot name is allowed for the session
 	case acp.RejectAlways:
 		ap.rejected[rejectKey(ap.call)] = true
+		if len(refusals) > 0 {
+			if err := ap.perms.add(ws, refusals...); err != nil {
+				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the refusal: %s (refused for this session)\n", oneLine(err.Error()))
+			}
+		}
 	}
 	ap.answers = []string{""}
 	return "n", nil

@@ -32,6 +32,10 @@ type permission struct {
 	// until revoked, as the dialog's "always" does. An expired grant is
 	// ignored and pruned from the file at the next read.
 	Expires *time.Time `json:"expires,omitempty"`
+	// Deny makes the entry a refusal instead of a grant: the editor's
+	// "always reject" (rein acp). A refusal is the strictest rule of the
+	// layer, so it wins over a grant of the same call.
+	Deny bool `json:"deny,omitempty"`
 }
 
 // expired reports whether the grant has ended by now.
@@ -69,10 +73,14 @@ func pruneExpired(d *permissionsData, now time.Time) bool {
 
 // describe is the grant as /permissions and rein permissions list show it.
 func (p permission) describe() string {
+	what := "tool " + p.Tool
 	if len(p.Command) > 0 {
-		return "command " + strings.Join(p.Command, " ") + " (exactly)"
+		what = "command " + strings.Join(p.Command, " ") + " (exactly)"
 	}
-	return "tool " + p.Tool
+	if p.Deny {
+		return "refused: " + what
+	}
+	return what
 }
 
 type permissionsData struct {
@@ -204,10 +212,14 @@ func (s *permissionStore) layer(ws string) (policy.Layer, bool, error) {
 	}
 	var c policy.Config
 	for _, p := range ps {
+		action, reason := "allow", "allowed always for this project (rein permissions)"
+		if p.Deny {
+			action, reason = "deny", "refused always for this project by the user (rein permissions)"
+		}
 		if len(p.Command) > 0 {
-			c.Commands = append(c.Commands, policy.CommandRule{Prefix: p.Command, Exact: true, Action: "allow", Reason: "allowed always for this project (rein permissions)"})
+			c.Commands = append(c.Commands, policy.CommandRule{Prefix: p.Command, Exact: true, Action: action, Reason: reason})
 		} else if p.Tool != "" {
-			c.Tools = append(c.Tools, policy.ToolRule{Name: p.Tool, Action: "allow"})
+			c.Tools = append(c.Tools, policy.ToolRule{Name: p.Tool, Action: action, Reason: reason})
 		}
 	}
 	return policy.Layer{Kind: policy.LayerUser, Source: s.path, Config: c}, true, nil
