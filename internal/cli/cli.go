@@ -192,7 +192,7 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.
 	})
 	ef.register(root.Flags())
 	root.AddCommand(a.runCommand(), a.chatCommand(), NewSessionsCommand(a), NewMCPCommand(a), NewReplayCommand(a), NewHooksCommand(a), NewSkillsCommand(a), a.undoCommand(), a.diffCommand(), a.versionCommand(), NewPermissionsCommand(a), NewMemoryCommand(a))
-	root.AddCommand(a.sandboxCommand(), a.configCommand(), a.acpCommand())
+	root.AddCommand(a.sandboxCommand(), a.configCommand(), a.acpCommand(), a.lspCommand())
 	root.AddCommand(a.extensionCommands()...)
 	return root
 }

@@ -78,8 +78,10 @@ type harness struct {
 	// added after the instructions; "" when not given.
 	appendPrompt string
 	// lsp runs the language servers (lspwire.go); nil when none is
-	// configured or found.
-	lsp *lsp.Manager
+	// configured or found. lspTrust holds the project servers the user
+	// trusted (rein lsp trust).
+	lsp      *lsp.Manager
+	lspTrust *hookTrustStore
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -221,6 +223,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
+	h.lspTrust = a.lspTrustStore(o.flags.stateDirFlag())
 	if err := h.build(cfg, a.Getenv, o.prompt); err != nil {
 		h.mem.close()
 		ws.Close()

@@ -74,3 +74,72 @@ func TestLSPErrorsAfterEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPProjectServerNeedsTrust: a language server the workspace's
+// .rein/config.toml defines starts nothing until `rein lsp trust`; then
+// its errors reach the model after an edit; a change to the program it
+// runs (a workspace file) withdraws the trust.
+func TestLSPProjectServerNeedsTrust(t *testing.T) {
+	gopls := lspGopls(t)
+	e := newEnv(t)
+	lspGoFixture(t, e.workspace)
+	prog := filepath.Join(e.workspace, "tools", "gopls")
+	data, err := os.ReadFile(gopls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, e.workspace, map[string]string{
+		"tools/gopls":        string(data),
+		".rein/config.toml": "[lsp.go]\ncommand = \"" + prog + "\"\nextensions = [\".go\"]\n",
+	})
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	edit := func() (stderr, body string) {
+		t.Helper()
+		srv := modeltest.NewServer(t,
+			sse(toolBody("e1", "edit_file", `{"path":"main.go","old_string":"Sum(2, 3)","new_string":"Sum(2, \"three\")"}`)),
+			sse(textBody("done")))
+		res := e.invoke("").runFor(t, 2*time.Minute, "run", "--approve", "auto", "-e", srv.URL, "break it")
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stderr)
+		}
+		if err := os.WriteFile(filepath.Join(e.workspace, "main.go"), must(os.ReadFile(filepath.Join("..", "..", "testdata", "lsp", "go", "main.go"))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		return res.stderr, string(reqs[len(reqs)-1].Body)
+	}
+	const reported = "The language server reports errors in the changed files"
+
+	stderr, body := edit()
+	if !strings.Contains(stderr, "the workspace's language servers (go) do not start: not trusted") || strings.Contains(body, reported) {
+		t.Fatalf("an untrusted project server ran or was not reported:\n%s\n%s", stderr, body)
+	}
+	if res := e.run(t, "lsp", "list"); !strings.Contains(res.stdout, "no: not trusted (rein lsp trust)") {
+		t.Errorf("rein lsp list:\n%s%s", res.stdout, res.stderr)
+	}
+	res := e.run(t, "lsp", "trust")
+	if res.code != 0 || !strings.Contains(res.stdout, "trusted 1 language server") || !strings.Contains(res.stdout, "pinned tools/gopls") {
+		t.Fatalf("rein lsp trust: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	stderr, body = edit()
+	if !strings.Contains(body, reported) || !strings.Contains(body, "main.go:6:") {
+		t.Fatalf("the trusted project server's errors did not reach the model:\n%s\n%.3000s", stderr, body)
+	}
+	// The program changes (as a commit, or the model, could change it).
+	if err := os.WriteFile(prog, append(data, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stderr, body = edit()
+	if !strings.Contains(stderr, "do not start: changed since trusted") || strings.Contains(body, reported) {
+		t.Fatalf("a changed project server still ran:\n%s\n%s", stderr, body)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

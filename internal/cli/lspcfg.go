@@ -15,6 +15,10 @@ import (
 // lspSettings is the merged [lsp] configuration.
 type lspSettings struct {
 	servers []lsp.Config
+	// project are the workspace's own [lsp.NAME] servers (from
+	// .rein/config.toml): they start only once trusted (rein lsp trust),
+	// and then replace a server of the same name.
+	project []lsp.Config
 	// afterEdit: the file tools' results gain the errors of the files
 	// they changed (after_edit = "errors", the default).
 	afterEdit bool
@@ -42,9 +46,9 @@ func (v *lspValue) UnmarshalTOML(a any) error {
 }
 
 // loadLSP merges the [lsp] layers, later layers replacing a server of the
-// same name. A project's [lsp.NAME] tables are not started: a server is a
-// program the repository would choose, run on every edit, and project
-// language servers have no trust command yet; a warning says so.
+// same name. A project's [lsp.NAME] tables are kept apart (project): a
+// server is a program the repository chooses, run on every edit, so it
+// starts only once the user trusted it (see lspTrust).
 //
 // The defaults are looked up in the PATH of getenv (rein's environment as
 // the App sees it), so that a run's tools do not depend on what the
@@ -78,7 +82,9 @@ func loadLSP(cfg *config.Config, getenv func(string) string) (lspSettings, error
 				return lspSettings{}, err
 			}
 			if sec.Source.Layer == config.LayerProject {
-				out.warnings = append(out.warnings, fmt.Sprintf("%s: [lsp.%s] not started: language servers from a project's configuration need trust, which rein cannot grant yet; configure it in your user config", sec.Source.Name, name))
+				c.Project = true
+				out.project = slices.DeleteFunc(out.project, func(s lsp.Config) bool { return s.Name == name })
+				out.project = append(out.project, c)
 				continue
 			}
 			servers = slices.DeleteFunc(servers, func(s lsp.Config) bool { return s.Name == name })

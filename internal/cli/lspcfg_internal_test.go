@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reinharness/rein/lsp"
 )
 
 func TestLSPConfig(t *testing.T) {
@@ -30,8 +32,27 @@ func TestLSPConfig(t *testing.T) {
 			t.Fatal("a project's language server is started without trust")
 		}
 	}
-	if len(st.warnings) != 1 || !strings.Contains(st.warnings[0], "[lsp.evil] not started") {
-		t.Errorf("warnings = %q", st.warnings)
+	if len(st.project) != 1 || st.project[0].Name != "evil" || !st.project[0].Project {
+		t.Fatalf("project servers = %+v", st.project)
+	}
+	// Untrusted, it is left out with a warning; trusted, it is added.
+	ws := t.TempDir()
+	store := &hookTrustStore{path: filepath.Join(t.TempDir(), lspTrustFile)}
+	servers, warning := trustedLSP(st, store, ws)
+	if len(servers) != len(st.servers) || !strings.Contains(warning, "the workspace's language servers (evil) do not start: not trusted") {
+		t.Errorf("untrusted: servers %+v, warning %q", servers, warning)
+	}
+	if _, err := store.trust(ws, lspFingerprint(st.project), lspPins(st.project, ws)); err != nil {
+		t.Fatal(err)
+	}
+	if servers, warning = trustedLSP(st, store, ws); warning != "" || len(servers) != len(st.servers)+1 || servers[len(servers)-1].Name != "evil" {
+		t.Errorf("trusted: servers %+v, warning %q", servers, warning)
+	}
+	// Another table is another fingerprint: trusted no longer.
+	other := st
+	other.project = []lsp.Config{{Name: "evil", Command: "./other.sh", Extensions: []string{".go"}, Project: true}}
+	if _, warning = trustedLSP(other, store, ws); !strings.Contains(warning, "changed since trusted") {
+		t.Errorf("a changed table: warning %q", warning)
 	}
 	// The defaults come from the App's PATH, not the process's.
 	bin := t.TempDir()

@@ -32,10 +32,17 @@ var editTools = map[string]bool{"write_file": true, "edit_file": true, "apply_pa
 // is on. The servers start on first use, each in the workspace's sandbox.
 func (h *harness) wireLSP(cfg *config.Config, getenv func(string) string, builtin []tool.Tool) ([]tool.Tool, []string, error) {
 	st, err := loadLSP(cfg, getenv)
-	if err != nil || len(st.servers) == 0 {
+	if err != nil {
 		return builtin, st.warnings, err
 	}
-	h.lsp = lsp.NewManager(h.ws.Dir(), st.servers, nil, lspConfiner(h.ws, os.Environ()))
+	servers, warning := trustedLSP(st, h.lspTrust, canonicalDir(h.ws.Dir()))
+	if warning != "" {
+		st.warnings = append(st.warnings, warning)
+	}
+	if len(servers) == 0 {
+		return builtin, st.warnings, nil
+	}
+	h.lsp = lsp.NewManager(h.ws.Dir(), servers, nil, lspConfiner(h.ws, os.Environ()))
 	builtin = append(builtin, lsptools.Tools(h.ws, h.lsp, lsptools.Options{})...)
 	if st.afterEdit {
 		for i, t := range builtin {
@@ -59,7 +66,9 @@ func lspConfiner(ws *workspace.Workspace, environ []string) func(lsp.Config) (ls
 		// A server installed under /tmp (GOBIN=/tmp/gobin) stays visible:
 		// the sandbox's /tmp is otherwise empty. Read-only, like the
 		// program of a user's MCP server there.
-		if path, err := exec.LookPath(c.Command); err == nil {
+		// A project's server shows nothing outside the workspace: its
+		// command is the repository's choice.
+		if path, err := exec.LookPath(c.Command); err == nil && !c.Project {
 			pol.Visible = append(pol.Visible, filepath.Dir(path))
 		}
 		env, err := ws.SandboxEnv(environ, true)

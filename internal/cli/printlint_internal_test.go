@@ -43,6 +43,7 @@ var stdoutTakers = []string{
 	"tui.Pick",                // the session picker escapes its items (TestPickViewEscapes)
 	"newRenderer",             // text mode escapes (render.go), JSON modes use termsafe.JSON
 	"newClaudeStreamRenderer", // Claude-shaped stream-json, through writeJSONLine (termsafe.JSON)
+	"printIcons",              // inline-image sequences of rein's own making around base64 PNG data (fully decoded first, mcp/icons.go); the names through termsafe.Line
 	"newProgressReporter",     // stream-json progress, through termsafe.JSON
 	"srv.ServeStdio",          // mcp serve: JSON-RPC, not a terminal
 }
