@@ -13,7 +13,8 @@ import (
 
 // The official SDK client offers its fs methods: rein reads the editor's
 // buffer instead of the disk and writes through the client; then a
-// streaming turn cancelled by the client answers "cancelled" promptly.
+// streaming turn cancelled by the client answers "cancelled" promptly and
+// the session takes the next prompt.
 func TestACPOfficialSDKClientFileSystemAndCancel(t *testing.T) {
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.workspace, "a.txt"), []byte("on disk\n"), 0o644)
@@ -23,7 +24,8 @@ func TestACPOfficialSDKClientFileSystemAndCancel(t *testing.T) {
 		sse(toolBody("f1", "read_file", `{"path":"a.txt"}`)),
 		sse(toolBody("f2", "write_file", `{"path":"b.txt","content":"written\n"}`)),
 		sse(textBody("done")),
-		modeltest.Stall(body, cut-20, time.Minute))
+		modeltest.Stall(body, cut-20, time.Minute),
+		sse(textBody("resumed")))
 	out := runSDKClient(t, "fs-cancel", e, srv.URL)
 	var got struct {
 		SessionID    string           `json:"sessionId"`
@@ -43,7 +45,7 @@ func TestACPOfficialSDKClientFileSystemAndCancel(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("summary %q: %v", out, err)
 	}
-	if strings.Join(got.Stops, ",") != "end_turn,cancelled" {
+	if strings.Join(got.Stops, ",") != "end_turn,cancelled,end_turn" {
 		t.Fatalf("stop reasons %v", got.Stops)
 	}
 	if got.CancelMillis > 10000 {
@@ -56,11 +58,18 @@ func TestACPOfficialSDKClientFileSystemAndCancel(t *testing.T) {
 		t.Fatalf("the client's writes %+v", got.Writes)
 	}
 	reqs := srv.Requests()
+	if len(reqs) != 5 || !strings.Contains(string(reqs[4].Body), "again") {
+		t.Fatalf("%d model requests; the prompt after the cancel did not reach the model", len(reqs))
+	}
 	if body := string(reqs[1].Body); !strings.Contains(body, "unsaved buffer") || strings.Contains(body, "on disk") {
 		t.Fatalf("the model did not see the editor's buffer: %.3000s", body)
 	}
+	// rein wrote (and journaled) the file on disk as well.
+	if data, _ := os.ReadFile(filepath.Join(e.workspace, "b.txt")); string(data) != "written\n" {
+		t.Fatalf("b.txt: %q", data)
+	}
 	all := jsonString(got.Updates)
-	if !strings.Contains(all, `"text":"partial "`) || strings.Contains(all, "never shown") {
+	if !strings.Contains(all, `"text":"partial "`) || strings.Contains(all, "never shown") || !strings.Contains(all, `"text":"resumed"`) {
 		t.Fatalf("the cancelled turn's stream: %s", all)
 	}
 }
