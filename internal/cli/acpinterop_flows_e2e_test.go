@@ -68,6 +68,15 @@ func TestACPOfficialSDKClientFileSystemAndCancel(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(e.workspace, "b.txt")); string(data) != "written\n" {
 		t.Fatalf("b.txt: %q", data)
 	}
+	diff := false
+	for _, u := range got.Updates {
+		if u["toolCallId"] == "f2" && strings.Contains(jsonString(u["content"]), `"newText":"written\n"`) && strings.Contains(jsonString(u["content"]), `"type":"diff"`) {
+			diff = true
+		}
+	}
+	if !diff {
+		t.Errorf("the edit written through the client was not shown as a diff: %s", jsonString(got.Updates))
+	}
 	all := jsonString(got.Updates)
 	if !strings.Contains(all, `"text":"partial "`) || strings.Contains(all, "never shown") || !strings.Contains(all, `"text":"resumed"`) {
 		t.Fatalf("the cancelled turn's stream: %s", all)

@@ -65,7 +65,7 @@ async function basic() {
 
 // fsCancel: the editor offers its fs methods, so rein reads the editor's
 // buffer and writes through it; then a streaming turn is cancelled as soon
-// as its first chunk shows.
+// as its first chunk shows, and one more prompt runs after it.
 async function fsCancel() {
   const { child, stream } = startRein();
   const updates = [];
@@ -103,6 +103,8 @@ async function fsCancel() {
       const start = Date.now();
       await cx.notify("session/cancel", { sessionId });
       stops.push((await turn).stopReason);
+      // The session outlives the cancelled turn.
+      stops.push((await cx.request("session/prompt", { sessionId, prompt: text("again") })).stopReason);
       return { sessionId, stops, cancelMillis: Date.now() - start };
     });
   child.stdin.end();
