@@ -144,3 +144,36 @@ func TestACPOfficialSDKClientLoadAfterKill(t *testing.T) {
 		t.Fatalf("the continued session did not carry its history: %.3000s", last)
 	}
 }
+
+// The official SDK client cancels while a permission request is pending
+// and then answers it "cancelled", as the protocol asks: the command does
+// not run, the turn stops "cancelled" and the session takes a new prompt.
+func TestACPOfficialSDKClientCancelPendingPermission(t *testing.T) {
+	e := newEnv(t)
+	srv := modeltest.NewServer(t,
+		sse(toolBody("c1", "run_command", `{"command":"touch never.txt"}`)),
+		sse(textBody("still here")))
+	out := runSDKClient(t, "permission-cancel", e, srv.URL)
+	var got struct {
+		Stops      []string         `json:"stops"`
+		ToolCallID string           `json:"toolCallId"`
+		Updates    []map[string]any `json:"updates"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	if strings.Join(got.Stops, ",") != "cancelled,end_turn" || got.ToolCallID != "c1" {
+		t.Fatalf("summary %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(e.workspace, "never.txt")); err == nil {
+		t.Fatal("the command ran although its permission was cancelled")
+	}
+	all := jsonString(got.Updates)
+	if !strings.Contains(all, `"status":"failed","toolCallId":"c1"`) || !strings.Contains(all, `"text":"still here"`) {
+		t.Fatalf("the cancelled call and the prompt after it: %s", all)
+	}
+	// The cancelled turn asked the model nothing more; the next prompt did.
+	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "again") {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+}

@@ -2,7 +2,7 @@
 // `rein acp`, opens a session and runs the flows the Go test judges,
 // printing one JSON summary on stdout.
 // Usage: node client.mjs MODE REIN_BINARY WORKSPACE MODEL_URL STATE_DIR
-// MODE is one of: basic, fs-cancel, load.
+// MODE is one of: basic, fs-cancel, permission-cancel, load.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -147,7 +147,36 @@ async function load() {
   return { before, killed, after, replay, later };
 }
 
-const flows = { basic, "fs-cancel": fsCancel, load };
+// permissionCancel: the user cancels while rein waits on a permission
+// request; as the protocol asks, the client then answers the pending
+// request "cancelled". The turn ends cancelled and the session goes on.
+async function permissionCancel() {
+  const { child, stream } = startRein();
+  const updates = [];
+  let asked;
+  const question = new Promise((resolve) => (asked = resolve));
+  const result = await acp
+    .client()
+    .onNotification("session/update", ({ params }) => {
+      updates.push(params.update);
+    })
+    .onRequest("session/request_permission", ({ params }) => new Promise((answer) => asked({ params, answer })))
+    .connectWith(stream, async (cx) => {
+      await cx.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      const { sessionId } = await cx.request("session/new", { cwd: workspace, mcpServers: [] });
+      const turn = cx.request("session/prompt", { sessionId, prompt: text("run it") });
+      const { params, answer } = await question;
+      await cx.notify("session/cancel", { sessionId });
+      answer({ outcome: { outcome: "cancelled" } });
+      const stops = [(await turn).stopReason];
+      stops.push((await cx.request("session/prompt", { sessionId, prompt: text("again") })).stopReason);
+      return { stops, toolCallId: params.toolCall.toolCallId };
+    });
+  child.stdin.end();
+  return { ...result, updates };
+}
+
+const flows = { basic, "fs-cancel": fsCancel, "permission-cancel": permissionCancel, load };
 if (!flows[mode]) {
   console.error(`unknown mode ${mode}`);
   process.exit(2);
