@@ -42,7 +42,10 @@ func acpSDKModules(t *testing.T) (node, modules string) {
 	return "", ""
 }
 
-func TestACPOfficialSDKClient(t *testing.T) {
+// runSDKClient runs testdata/interop/acp/client.mjs in mode against a
+// rein acp on modelURL in e and returns its JSON summary.
+func runSDKClient(t *testing.T, mode string, e *env, modelURL string) []byte {
+	t.Helper()
 	node, modules := acpSDKModules(t)
 	// ESM resolves packages next to the script, so it runs from a copy
 	// beside a link to the modules.
@@ -56,6 +59,21 @@ func TestACPOfficialSDKClient(t *testing.T) {
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, mode, reinBinary(t), e.workspace, modelURL, filepath.Join(e.home, "state"))
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the SDK client (%s): %v\n%s\n%s", mode, err, out, stderr.String())
+	}
+	return out
+}
+
+func TestACPOfficialSDKClient(t *testing.T) {
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("old\n"), 0o644)
 	srv := modeltest.NewServer(t,
@@ -65,17 +83,7 @@ func TestACPOfficialSDKClient(t *testing.T) {
 		sse(textBody("Ran.")),
 		sse(toolBody("r2", "run_command", `{"command":"touch no.txt"}`)),
 		sse(textBody("Did not.")))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, reinBinary(t), e.workspace, srv.URL, filepath.Join(e.home, "state"))
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("the SDK client: %v\n%s\n%s", err, out, stderr.String())
-	}
+	out := runSDKClient(t, "basic", e, srv.URL)
 	var got struct {
 		Init struct {
 			ProtocolVersion   int `json:"protocolVersion"`
