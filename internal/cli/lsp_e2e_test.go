@@ -89,7 +89,7 @@ func TestLSPProjectServerNeedsTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, e.workspace, map[string]string{
-		"tools/gopls":        string(data),
+		"tools/gopls":       string(data),
 		".rein/config.toml": "[lsp.go]\ncommand = \"" + prog + "\"\nextensions = [\".go\"]\n",
 	})
 	if err := os.Chmod(prog, 0o755); err != nil {
