@@ -83,6 +83,22 @@ func (s *Server) waitPublished(ctx context.Context, start map[string]int, waitFo
 	}
 }
 
+// Published returns, for each of paths the server has reported on, the
+// diagnostics it last published (an empty list: it found nothing). A path
+// it never reported on is absent: nothing is known of it. Nothing is
+// synced or waited for.
+func (s *Server) Published(paths []string) map[string][]Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string][]Diagnostic{}
+	for _, p := range paths {
+		if d, ok := s.diags[fileURI(s.abs(p))]; ok {
+			out[p] = append([]Diagnostic{}, d...)
+		}
+	}
+	return out
+}
+
 func (s *Server) collect(paths []string) []FileDiagnostics {
 	s.mu.Lock()
 	defer s.mu.Unlock()

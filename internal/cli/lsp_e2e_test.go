@@ -143,3 +143,36 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestLSPAfterEditShowsWhatTheEditMade: a second edit's result shows the
+// error it introduced, and counts, without repeating, the one the first
+// edit left.
+func TestLSPAfterEditShowsWhatTheEditMade(t *testing.T) {
+	gopls := lspGopls(t)
+	e := newEnv(t)
+	lspGoFixture(t, e.workspace)
+	e.writeUserConfig(t, "[model]\ncontext_window = 32768\n[lsp.go]\ncommand = \""+gopls+"\"\nextensions = [\".go\"]\n")
+	srv := modeltest.NewServer(t,
+		sse(toolBody("e1", "edit_file", `{"path":"main.go","old_string":"Sum(2, 3)","new_string":"Sum(2, \"three\")"}`)),
+		sse(toolBody("e2", "edit_file", `{"path":"main.go","old_string":"fmt.Println(total)","new_string":"fmt.Println(total, undefinedName)"}`)),
+		sse(textBody("done")))
+	res := e.invoke("").runFor(t, 2*time.Minute, "run", "--approve", "auto", "-e", srv.URL, "break it twice")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	first := toolResults(t, reqs[1].Body)["e1"]
+	second := toolResults(t, reqs[2].Body)["e2"]
+	if !strings.Contains(first, "main.go:6:") {
+		t.Errorf("the first edit's error is missing:\n%s", first)
+	}
+	if !strings.Contains(second, "undefinedName") || !strings.Contains(second, "main.go:7:") {
+		t.Errorf("the second edit's own error is missing:\n%s", second)
+	}
+	if strings.Contains(second, "main.go:6:") || !strings.Contains(second, "(and 1 error there before this edit, not repeated)") {
+		t.Errorf("the first edit's error was repeated, or not counted:\n%s", second)
+	}
+}

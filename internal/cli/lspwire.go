@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,14 +98,73 @@ func (d *diagnosingTool) Timeout() time.Duration {
 }
 
 func (d *diagnosingTool) Call(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	paths := d.changed(args)
+	// What the running servers reported before the edit: errors still
+	// there afterwards were not made by it. A whole-file write rewrote
+	// every line, so all of its errors are its own.
+	var before map[string][]lsp.Diagnostic
+	if d.Spec().Name != "write_file" {
+		before = d.published(paths)
+	}
 	res, err := d.Tool.Call(ctx, args)
 	if err != nil || res == nil || res.IsError {
 		return res, err
 	}
-	if text := d.errorsIn(ctx, d.changed(args)); text != "" {
+	if text := d.errorsIn(ctx, paths, before); text != "" {
 		res.Content += "\n\nThe language server reports errors in the changed files:\n" + text
 	}
 	return res, nil
+}
+
+// published returns what the servers already running reported for paths
+// (see lsp.Server.Published); it starts nothing.
+func (d *diagnosingTool) published(paths []string) map[string][]lsp.Diagnostic {
+	out := map[string][]lsp.Diagnostic{}
+	for _, srv := range d.m.Running() {
+		var mine []string
+		for _, p := range paths {
+			if srv.Config().Handles(p) {
+				mine = append(mine, p)
+			}
+		}
+		maps.Copy(out, srv.Published(mine))
+	}
+	return out
+}
+
+// introduced drops from files the errors that were there before the edit
+// (the same severity, source and message, wherever the line moved to),
+// once each; it returns how many it dropped. A file nothing was known of
+// keeps all of its errors.
+func introduced(files []lsp.FileDiagnostics, before map[string][]lsp.Diagnostic) int {
+	dropped := 0
+	for i, f := range files {
+		prior, ok := before[f.Path]
+		if !ok {
+			continue
+		}
+		seen := map[string]int{}
+		for _, p := range prior {
+			seen[diagKey(p)]++
+		}
+		kept := f.Diagnostics[:0:0]
+		for _, dg := range f.Diagnostics {
+			if k := diagKey(dg); seen[k] > 0 {
+				seen[k]--
+				if dg.Severity == lsp.SeverityError || dg.Severity == 0 {
+					dropped++
+				}
+				continue
+			}
+			kept = append(kept, dg)
+		}
+		files[i].Diagnostics = kept
+	}
+	return dropped
+}
+
+func diagKey(d lsp.Diagnostic) string {
+	return fmt.Sprintf("%d\x00%s\x00%s", d.Severity, d.Source, d.Message)
 }
 
 // changed returns the workspace paths a call named that a server handles.
@@ -130,7 +191,7 @@ func (d *diagnosingTool) changed(args json.RawMessage) []string {
 
 // errorsIn returns the formatted errors of paths; a server that cannot
 // start or answer adds nothing, as the edit itself succeeded.
-func (d *diagnosingTool) errorsIn(ctx context.Context, paths []string) string {
+func (d *diagnosingTool) errorsIn(ctx context.Context, paths []string, before map[string][]lsp.Diagnostic) string {
 	if len(paths) == 0 {
 		return ""
 	}
@@ -162,5 +223,12 @@ func (d *diagnosingTool) errorsIn(ctx context.Context, paths []string) string {
 			}
 		}
 	}
-	return lsp.Format(files, true, afterEditMaxErrors)
+	// Only what the edit made is news; errors it left as they were are
+	// counted, not repeated.
+	old := introduced(files, before)
+	text := lsp.Format(files, true, afterEditMaxErrors)
+	if text != "" && old > 0 {
+		text += fmt.Sprintf("(and %s there before this edit, not repeated)\n", plural(old, "error"))
+	}
+	return text
 }
