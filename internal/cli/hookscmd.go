@@ -130,16 +130,20 @@ func (a *App) hooksListCommand() *cobra.Command {
 }
 
 // untrustedWhy says in a few words why project hooks do not run.
-func untrustedWhy(st hookTrust) string {
+func untrustedWhy(st hookTrust) string { return trustWhy(st, " (rein hooks trust)") }
+
+// trustWhy says in a few words why what a store does not trust does not
+// run, hint naming the command that trusts it (or "").
+func trustWhy(st hookTrust, hint string) string {
 	switch {
 	case st.Err != nil:
 		return "not trusted (" + oneLine(st.Err.Error()) + ")"
 	case len(st.Changed) > 0:
 		return "changed since trusted: " + pathList(st.Changed)
 	case st.Known:
-		return "changed since trusted (rein hooks trust)"
+		return "changed since trusted" + hint
 	}
-	return "not trusted (rein hooks trust)"
+	return "not trusted" + hint
 }
 
 func (a *App) hooksTrustCommand() *cobra.Command {

@@ -76,7 +76,7 @@ func (a *App) lspListCommand() *cobra.Command {
 			for _, c := range st.project {
 				starts := "yes"
 				if !trust.Trusted {
-					starts = "no: " + lspWhy(trust) + " (rein lsp trust)"
+					starts = "no: " + trustWhy(trust, "") + " (rein lsp trust)"
 				}
 				row(c, "project", starts)
 			}

@@ -74,23 +74,10 @@ func trustedLSP(st lspSettings, store *hookTrustStore, ws string) ([]lsp.Config,
 		for i, c := range st.project {
 			names[i] = c.Name
 		}
-		return st.servers, fmt.Sprintf("the workspace's language servers (%s) do not start: %s; review them with rein lsp list and allow them with rein lsp trust", strings.Join(names, ", "), lspWhy(trust))
+		return st.servers, fmt.Sprintf("the workspace's language servers (%s) do not start: %s; review them with rein lsp list and allow them with rein lsp trust", strings.Join(names, ", "), trustWhy(trust, ""))
 	}
 	out := slices.DeleteFunc(slices.Clone(st.servers), func(s lsp.Config) bool {
 		return slices.ContainsFunc(st.project, func(p lsp.Config) bool { return p.Name == s.Name })
 	})
 	return append(out, st.project...), ""
-}
-
-// lspWhy says in a few words why the project servers do not start.
-func lspWhy(st hookTrust) string {
-	switch {
-	case st.Err != nil:
-		return "not trusted (" + oneLine(st.Err.Error()) + ")"
-	case len(st.Changed) > 0:
-		return "changed since trusted: " + pathList(st.Changed)
-	case st.Known:
-		return "changed since trusted"
-	}
-	return "not trusted"
 }
