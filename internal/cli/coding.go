@@ -82,6 +82,9 @@ type harness struct {
 	// trusted (rein lsp trust).
 	lsp      *lsp.Manager
 	lspTrust *hookTrustStore
+	// headless answers the MCP servers when nobody can be asked
+	// (headlesssampling.go); console replaces it in a chat.
+	headless *headlessInteraction
 }
 
 // harnessOptions are the inputs of newHarness beyond the configuration.
@@ -242,7 +245,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 			h.verify.mode = h.modes.Preset
 		}
 	}
-	var in mcp.Interaction = mcp.Decline{}
+	h.headless = &headlessInteraction{out: a.Stderr}
+	var in mcp.Interaction = h.headless
 	if o.lines != nil && o.askServers {
 		h.gate = newPromptGate()
 		read := o.lines.readLine
@@ -367,14 +371,17 @@ func headlessApprover(mode string) policy.Approver {
 // useModel lets approved sampling requests of MCP servers run on the
 // agent's provider p.
 func (h *harness) useModel(p model.Provider, m config.ModelConfig, ex *explainer) {
-	if h.console == nil {
-		return
-	}
 	name := m.Model
 	if name == "" {
 		name = m.Provider // the server's default model; its name is unknown
 	}
-	h.console.useModel(&sampler{provider: p, model: m.Model, name: name, maxTokens: m.MaxTokens, ex: ex})
+	s := &sampler{provider: p, model: m.Model, name: name, maxTokens: m.MaxTokens, ex: ex}
+	if h.console != nil {
+		h.console.useModel(s)
+	}
+	if h.headless != nil {
+		h.headless.useModel(s)
+	}
 }
 
 // quiet reports whether a question holds the terminal.

@@ -532,3 +532,45 @@ func TestHeadlessDeclinesServerQuestions(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSampling: headless, a server's sampling request is declined
+// unless its setting in the user's configuration is sampling = "allow":
+// then rein's model answers it unasked, with a line on stderr.
+func TestRunSampling(t *testing.T) {
+	args := `{"prompt":"What is MCP?","maxTokens":64}`
+	for _, tc := range []struct {
+		name, setting string
+		allowed       bool
+	}{{"ask declines", "", false}, {"allow answers", "sampling = \"allow\"\n", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			cfg := strings.Replace(everythingConfig(t, true), "\"stdio\"]\n", "\"stdio\"]\n"+tc.setting, 1)
+			e.writeUserConfig(t, cfg)
+			bodies := []modeltest.Step{sse(toolBody("c1", "everything__trigger-sampling-request", args))}
+			if tc.allowed {
+				bodies = append(bodies, sse(textBody("MCP is the Model Context Protocol.")))
+			}
+			bodies = append(bodies, sse(textBody("Done.")))
+			srv := modeltest.NewServer(t, bodies...)
+			res := e.run(t, "run", "-e", srv.URL, "-m", "test-model", "sample please")
+			if res.code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", res.code, res.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != len(bodies) {
+				t.Fatalf("the model got %d requests, want %d\nstderr: %s", len(reqs), len(bodies), res.stderr)
+			}
+			got := toolResults(t, reqs[len(reqs)-1].Body)["c1"]
+			note := strings.Contains(res.stderr, `MCP server everything: rein's model answers its sampling request (sampling = "allow", at most 64 tokens)`)
+			if tc.allowed {
+				if !strings.Contains(got, "MCP is the Model Context Protocol.") || !note {
+					t.Errorf("allowed sampling: result %q, stderr:\n%s", got, res.stderr)
+				}
+				return
+			}
+			if !strings.Contains(got, "rejected") || note {
+				t.Errorf("headless sampling was not declined: result %q, stderr:\n%s", got, res.stderr)
+			}
+		})
+	}
+}

@@ -229,6 +229,8 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 	}
 	conv := sr.Conversation()
 	restoreSummaries(sr.Resumed(), parts.summarize, conv)
+	// A server whose sampling setting is "allow" is answered unasked.
+	h.useModel(parts.provider, cfg.Model, ex)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
 	progressFormat, progressOut := format, a.Stderr
 	switch {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"encoding/json"
 	"fmt"
 
@@ -117,10 +118,16 @@ func samplingToolUses(msg model.Message) []mcp.SamplingToolUse {
 // runs unasked (its sampling setting is "allow"), so the spending is
 // never silent.
 func (c *consoleInteraction) noteAllowedSampling(req *mcp.SamplingRequest, s *sampler) {
+	noteAllowedSampling(c.out, req, s)
+}
+
+// noteAllowedSampling writes the line of consoleInteraction's method to
+// out.
+func noteAllowedSampling(out io.Writer, req *mcp.SamplingRequest, s *sampler) {
 	tools := ""
 	if len(req.Tools) > 0 && req.ToolChoice != "none" {
 		tools = ", " + plural(len(req.Tools), "tool") + " offered"
 	}
-	fmt.Fprintf(c.out, "\nMCP server %s: rein's model answers its sampling request (sampling = \"allow\", at most %d tokens%s)\n",
+	fmt.Fprintf(out, "\nMCP server %s: rein's model answers its sampling request (sampling = \"allow\", at most %d tokens%s)\n",
 		termText(req.Server, 60), s.tokens(req.MaxTokens), tools)
 }
