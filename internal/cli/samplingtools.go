@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
