@@ -20,6 +20,7 @@ const (
 	MethodRequestPermission = "session/request_permission"
 	MethodReadTextFile      = "fs/read_text_file"
 	MethodWriteTextFile     = "fs/write_text_file"
+	MethodCreateElicitation = "elicitation/create"
 )
 
 // InitializeParams opens the connection.
@@ -32,6 +33,35 @@ type InitializeParams struct {
 type ClientCapabilities struct {
 	FS       FSCapabilities `json:"fs"`
 	Terminal bool           `json:"terminal,omitempty"`
+	// Elicitation is nil when the client cannot ask its user; Form and
+	// URL are non-nil ({}) for the modes it can.
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+}
+
+// ElicitationCapabilities say which elicitation modes the client shows.
+type ElicitationCapabilities struct {
+	Form *struct{} `json:"form,omitempty"`
+	URL  *struct{} `json:"url,omitempty"`
+}
+
+// CreateElicitationParams is elicitation/create, tied to a session (and
+// the tool call that asked, when known). Form mode carries
+// RequestedSchema; URL mode carries URL and ElicitationID.
+type CreateElicitationParams struct {
+	SessionID       string          `json:"sessionId"`
+	ToolCallID      string          `json:"toolCallId,omitempty"`
+	Mode            string          `json:"mode"`
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	URL             string          `json:"url,omitempty"`
+	ElicitationID   string          `json:"elicitationId,omitempty"`
+}
+
+// CreateElicitationResult is the client's answer: Action "accept" (with
+// Content in form mode), "decline" or "cancel".
+type CreateElicitationResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // FSCapabilities say which file methods the client answers.

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
@@ -155,5 +156,52 @@ func TestACPSkills(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"grep", "read_file"}, offeredTools(t, body)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// TestACPElicitationThroughTheEditor: an MCP server's form question is put
+// to the editor's user with elicitation/create when the editor offers
+// forms, and the answer reaches the server; an editor that does not offer
+// them is never asked, and the server hears a decline.
+func TestACPElicitationThroughTheEditor(t *testing.T) {
+	node := interopPeer(t, "node_modules/.bin/node")
+	js := interopPeer(t, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	for _, offered := range []bool{true, false} {
+		t.Run(fmt.Sprintf("offered=%v", offered), func(t *testing.T) {
+			e := newEnv(t)
+			srv := modeltest.NewServer(t,
+				sse(toolBody("c1", "everything__trigger-elicitation-request", `{}`)),
+				sse(textBody("asked")))
+			p := startACP(t, e, srv.URL, "--approve", "auto")
+			caps := map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}}
+			if offered {
+				caps["elicitation"] = map[string]any{"form": map[string]any{}}
+			}
+			p.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
+			server := map[string]any{"name": "everything", "command": node, "args": []any{js, "stdio"}}
+			id := p.call(1, "session/new", map[string]any{"cwd": e.workspace, "mcpServers": []any{server}})["sessionId"].(string)
+			p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": promptParams(id, "ask me")}))
+			if offered {
+				q := p.next("the elicitation", func(m map[string]any) bool { return m["method"] == "elicitation/create" })
+				params, _ := q["params"].(map[string]any)
+				if params["sessionId"] != id || params["mode"] != "form" || params["requestedSchema"] == nil || params["message"] == "" {
+					t.Fatalf("elicitation/create: %v", q)
+				}
+				p.send(jsonString(map[string]any{"jsonrpc": "2.0", "id": q["id"], "result": map[string]any{"action": "accept", "content": map[string]any{"name": "Ann Example", "check": true, "email": "ann@example.com", "integer": 7}}}))
+			}
+			p.response(2)
+			got := toolResults(t, srv.Requests()[1].Body)["c1"]
+			for _, m := range p.seen {
+				if !offered && m["method"] == "elicitation/create" {
+					t.Fatalf("an editor without forms was asked: %v", m)
+				}
+			}
+			if offered && !strings.Contains(got, "Ann Example") {
+				t.Errorf("the editor's answer did not reach the server: %q", got)
+			}
+			if !offered && !strings.Contains(strings.ToLower(got), "decline") {
+				t.Errorf("the server did not hear a decline: %q", got)
+			}
+		})
 	}
 }

@@ -60,7 +60,8 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 	if sess.sr, err = s.a.openSession(s.base, &f.session, f.stateDirFlag(), cfg, wsDir); err != nil {
 		return sess, err
 	}
-	h, err := s.a.newHarness(cfg, harnessOptions{workspace: wsDir, flags: &f, extraServers: extra})
+	h, err := s.a.newHarness(cfg, harnessOptions{workspace: wsDir, flags: &f, extraServers: extra,
+		interaction: func(hi *headlessInteraction) mcp.Interaction { return &acpInteraction{headlessInteraction: hi, sess: sess} }})
 	if err != nil {
 		sess.sr.close()
 		return sess, err
@@ -70,7 +71,9 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 	sess.outputs = map[string]string{}
 	h.toolProgress = sess.toolOutput
 	sess.sr.watchWorkspace(h.ws)
+	sess.mu.Lock()
 	sess.id = sess.sr.ID()
+	sess.mu.Unlock()
 	sess.tc = newACPToolCalls(h.ws)
 	if f.approve == approveAsk {
 		// The editor answers: nobody is on rein's terminal.

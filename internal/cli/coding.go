@@ -110,6 +110,9 @@ type harnessOptions struct {
 	// configuration's (an ACP editor's own): user-layer, so they start
 	// without the trust a repository's servers need.
 	extraServers []mcp.ServerConfig
+	// interaction, when set, answers the MCP servers instead of the
+	// headless answers it is given (rein acp: the editor asks its user).
+	interaction func(*headlessInteraction) mcp.Interaction
 }
 
 // newHarness opens the workspace under the configured sandbox and builds
@@ -247,6 +250,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	h.headless = &headlessInteraction{out: a.Stderr}
 	var in mcp.Interaction = h.headless
+	if o.interaction != nil {
+		in = o.interaction(h.headless)
+	}
 	if o.lines != nil && o.askServers {
 		h.gate = newPromptGate()
 		read := o.lines.readLine
