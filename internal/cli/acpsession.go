@@ -61,7 +61,9 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 		return sess, err
 	}
 	h, err := s.a.newHarness(cfg, harnessOptions{workspace: wsDir, flags: &f, extraServers: extra,
-		interaction: func(hi *headlessInteraction) mcp.Interaction { return &acpInteraction{headlessInteraction: hi, sess: sess} }})
+		interaction: func(hi *headlessInteraction) mcp.Interaction {
+			return &acpInteraction{headlessInteraction: hi, sess: sess}
+		}})
 	if err != nil {
 		sess.sr.close()
 		return sess, err
