@@ -56,32 +56,14 @@ func startProcess(cfg Config, dir string, environ []string, conf Confinement) (*
 		env = append(env, k+"="+cfg.Env[k])
 	}
 	cmd := &exec.Cmd{Dir: dir, Env: env}
-	launch.Apply(cmd)
-	inR, inW, err := os.Pipe()
+	pipes, err := launch.StartPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		launch.Release(nil)
 		return nil, fmt.Errorf("cannot start language server %q: %w", cfg.Command, err)
 	}
-	closeAll(inR, outW, errW)
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: stderrTailBytes}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: pipes.Stdin, stdout: pipes.Stdout, stderr: &tail{max: stderrTailBytes}, exited: make(chan struct{})}
 	go func() {
-		_, _ = io.Copy(p.stderr, errR)
-		errR.Close()
+		_, _ = io.Copy(p.stderr, pipes.Stderr)
+		pipes.Stderr.Close()
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -90,12 +72,6 @@ func startProcess(cfg Config, dir string, environ []string, conf Confinement) (*
 		close(p.exited)
 	}()
 	return p, nil
-}
-
-func closeAll(fs ...*os.File) {
-	for _, f := range fs {
-		f.Close()
-	}
 }
 
 // stop ends the process: close stdin, wait, kill. The supervisor that

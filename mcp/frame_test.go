@@ -242,3 +242,9 @@ func TestTailBuffer(t *testing.T) {
 		t.Errorf("lastLines = %q", got)
 	}
 }
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}

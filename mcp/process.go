@@ -121,35 +121,14 @@ func startProcess(sc ServerConfig, environ []string, workDir string, confine fun
 		return nil, startError(sc, dir, err)
 	}
 	cmd := &exec.Cmd{Dir: dir, Env: childEnv(sc, environ, conf.Env)}
-	launch.Apply(cmd)
-
-	inR, inW, err := os.Pipe()
+	pipes, err := launch.StartPiped(cmd)
 	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		launch.Release(nil)
 		return nil, startError(sc, dir, err)
 	}
-	// The child has its own copies now.
-	closeAll(inR, outW, errW)
-
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: newTail(stderrTailBytes), exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: pipes.Stdin, stdout: pipes.Stdout, stderr: newTail(stderrTailBytes), exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
-		_, _ = io.Copy(p.stderr, errR)
-		errR.Close()
+		_, _ = io.Copy(p.stderr, pipes.Stderr)
+		pipes.Stderr.Close()
 		close(p.stderrDone)
 	}()
 	go func() {
@@ -163,12 +142,6 @@ func startProcess(sc ServerConfig, environ []string, workDir string, confine fun
 		close(p.exited)
 	}()
 	return p, nil
-}
-
-func closeAll(fs ...*os.File) {
-	for _, f := range fs {
-		f.Close()
-	}
 }
 
 // startError explains why a command did not start.
