@@ -120,8 +120,15 @@ func atMost2(table, point, unit string, floor float64) func(tables) (string, boo
 	}
 }
 
+// writeGoals prints the goals of issue 13 and of issue 27, each with what
+// was measured and its verdict ("—" when this run did not measure it).
 func writeGoals(w io.Writer, ts tables) {
-	fmt.Fprintf(w, "\n### Goals (issue 13)\n\n| goal | measured | met |\n|---|---|---|\n")
+	writeGoalTable(w, "issue 13", goals, ts)
+	writeGoalTable(w, "issue 27", goals27, ts)
+}
+
+func writeGoalTable(w io.Writer, title string, goals []goal, ts tables) {
+	fmt.Fprintf(w, "\n### Goals (%s)\n\n| goal | measured | met |\n|---|---|---|\n", title)
 	for _, g := range goals {
 		m, ok, found := g.check(ts)
 		verdict := "no"
