@@ -88,7 +88,7 @@ func reinBinary(t testing.TB) string {
 
 // cluster is one test's Temporal server, fake model and processes.
 type cluster struct {
-	t         *testing.T
+	t         testing.TB
 	ts        *temporaltest.TestServer
 	hostPort  string
 	namespace string
@@ -99,11 +99,17 @@ type cluster struct {
 
 // newCluster starts a Temporal server for the test (stopped at its end)
 // and a fake model, and builds the rein binary if it is not built yet.
-func newCluster(t *testing.T) *cluster {
+func newCluster(t testing.TB) *cluster {
 	t.Helper()
 	reinBinary(t) // before the server: a build failure should not wait on it
 	start := time.Now()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	var ts *temporaltest.TestServer
+	if tt, ok := t.(*testing.T); ok {
+		ts = temporaltest.NewServer(temporaltest.WithT(tt))
+	} else { // a benchmark: WithT takes a *testing.T only
+		ts = temporaltest.NewServer()
+		t.Cleanup(ts.Stop)
+	}
 	c := &cluster{
 		t:         t,
 		ts:        ts,
