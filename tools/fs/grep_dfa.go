@@ -38,6 +38,9 @@ type lineDFA struct {
 	bytes   int // memory the cache holds, roughly
 	flushes int // how many times it was dropped
 
+	accel      *startAccel // nil: none worth using (see buildStartAccel)
+	accelBuilt bool
+
 	// scratch for closures
 	stack []uint32
 	seen  []uint32 // generation per pc
@@ -114,11 +117,29 @@ func (d *lineDFA) nextLine(text []byte, pos int) (int, int, bool) {
 // before which a line matched (its '\n' if the match needed the line's
 // end), or end if the last line matches at its end.
 func (d *lineDFA) scan(text []byte, pos, end int) (int, bool) {
-	row := uint32(dfaStart)
-	i := pos
-	for {
+	if !d.accelBuilt {
+		d.accel, d.accelBuilt = d.buildStartAccel(), true
+	}
+	row, i, matched := d.walk(text, pos, end, dfaStart, d.accel)
+	if matched {
+		return i, true
+	}
+	return end, d.matchesAtEOL(row)
+}
+
+// walk runs the automaton from row over text[i:stop] (perhaps a little
+// past stop, to finish a rune), or until a line matches: then it returns
+// true and the index of the byte before which it matched. acc, if not
+// nil, skips the text that keeps the start state.
+func (d *lineDFA) walk(text []byte, i, stop int, row uint32, acc *startAccel) (uint32, int, bool) {
+	for i < stop {
 		table := d.table
-		for i+8 <= end {
+		for i+8 <= stop {
+			if acc != nil && row == dfaStart {
+				if i = acc.skip(text, i, stop); i+8 > stop {
+					break
+				}
+			}
 			b := (*[8]byte)(text[i : i+8])
 			t := (*[256]uint32)(table[row : row+256])
 			// Most bytes leave most states where they are (the start
@@ -139,8 +160,7 @@ func (d *lineDFA) scan(text []byte, pos, end int) (int, bool) {
 			i += 4
 		}
 		// One byte at a time: the last few, or four that met a sink.
-		stop := min(i+4, end)
-		for i < stop {
+		for end := min(i+4, stop); i < end; {
 			v := table[row+uint32(text[i])]
 			if v >= dfaStart {
 				row = v
@@ -148,19 +168,17 @@ func (d *lineDFA) scan(text []byte, pos, end int) (int, bool) {
 				continue
 			}
 			if v == dfaMatched {
-				return i, true
+				return row, i, true
 			}
 			v, i = d.slowStep(row, text, i)
 			if v == dfaMatched {
-				return i, true
+				return row, i, true
 			}
 			row = v
 			table = d.table // a rebuild may have replaced it
 		}
-		if i >= end {
-			return end, d.matchesAtEOL(row)
-		}
 	}
+	return row, i, false
 }
 
 // slowStep consumes the rune at text[i] from row when the table has no
