@@ -3,29 +3,35 @@ package fs
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
 // startAccel skips, eight bytes per step, the text a lineDFA would spend
-// in its start state: the bytes whose transition from the start state
-// leads back to it. For an expression with no literal to search for —
+// in its start state. For an expression with no literal to search for —
 // [A-Z]{4,}[0-9]{2,} say — that is most of the text, and the table walk,
 // one dependent load per byte, is the search's whole cost.
 //
-// The bytes that leave the start state (its escape set) are a property
-// of the automaton, not of its cache, so the accelerator stays valid when
-// the cache is flushed. Every byte beyond ASCII escapes (its transition
-// depends on the rune it starts), and the ASCII ones must form at most
-// maxAccelRanges ranges: each costs a few word operations per eight
-// bytes, tested with SWAR arithmetic on seven-bit lanes, which cannot
-// carry from one byte into the next.
+// A byte escapes the start state when its transition leads elsewhere:
+// every byte beyond ASCII (its transition depends on the rune it starts),
+// and the ASCII ones of the escape set. Where every escaping ASCII byte
+// leads to one of a few states, the bytes that escape those states make
+// a second set, and a position is only a candidate if its byte is in the
+// first set and the next byte in the second: an A followed by a b in
+// source text leaves the start state and comes straight back, so
+// [A-Z]{4,} looks at upper-case pairs only. Both sets are properties of
+// the automaton, not of its cache, so the accelerator stays valid when
+// the cache is flushed. Each set must form at most maxAccelRanges ASCII
+// ranges: they are tested with SWAR arithmetic on seven-bit lanes, which
+// cannot carry from one byte into the next.
 type startAccel struct {
-	// The ranges' constants; those not in use are zero, which matches
-	// no byte.
-	lo, hi [maxAccelRanges]uint64
+	// The ranges' constants (see escapeRanges); those not in use are
+	// zero, which matches no byte.
+	lo, hi   [maxAccelRanges]uint64 // first byte
+	lo2, hi2 [maxAccelRanges]uint64 // the byte after it
 }
 
-// maxAccelRanges bounds the escape set's ASCII ranges.
+// maxAccelRanges bounds an escape set's ASCII ranges.
 const maxAccelRanges = 3
 
 // maxCommonEscapes bounds how many of the 32 bytes most common in source
@@ -34,64 +40,112 @@ const maxAccelRanges = 3
 // at one in ten.
 const maxCommonEscapes = 3
 
+// maxAccelSeconds bounds the states the first escape may lead to for the
+// second set to be built (128 transitions each).
+const maxAccelSeconds = 4
+
 const (
 	lanes01 = 0x0101010101010101
 	lanes7F = 0x7f7f7f7f7f7f7f7f
 	lanes80 = 0x8080808080808080
 )
 
-// buildStartAccel builds every ASCII transition of the start state and
-// returns the accelerator for its escape set, or nil when there is none
-// worth using.
+// buildStartAccel builds the ASCII transitions the accelerator needs and
+// returns it, or nil when there is none worth using.
 func (d *lineDFA) buildStartAccel() *startAccel {
 	var escapes [utf8.RuneSelf]bool
+	var seconds []uint32
 	common := 0
+	flushes := d.flushes
 	for b := range utf8.RuneSelf {
-		next := d.table[dfaStart+b]
-		if next == dfaUnknown {
-			next, _ = d.slowStep(dfaStart, []byte{byte(b)}, 0)
+		next := d.step(dfaStart, byte(b))
+		if next == dfaStart {
+			continue
 		}
-		if next != dfaStart {
-			escapes[b] = true
-			if byteRank[b] < 32 {
-				common++
+		escapes[b] = true
+		if byteRank[b] < 32 {
+			common++
+		}
+		if !slices.Contains(seconds, next) {
+			seconds = append(seconds, next)
+		}
+	}
+	a := &startAccel{}
+	if common > maxCommonEscapes || !escapeRanges(&escapes, &a.lo, &a.hi) {
+		return nil
+	}
+	// The second set; by default every byte.
+	a.lo2[0] = 0x80 * lanes01
+	if len(seconds) > maxAccelSeconds || slices.Contains(seconds, dfaMatched) {
+		return a
+	}
+	// A byte that leaves the start state leaves any (a new thread starts
+	// on it), so the first set is in the second; skip relies on it.
+	escapes2 := escapes
+	for _, row := range seconds {
+		for b := range utf8.RuneSelf {
+			if d.step(row, byte(b)) != dfaStart {
+				escapes2[b] = true
 			}
 		}
 	}
-	if common > maxCommonEscapes {
-		return nil
-	}
-	a := &startAccel{}
-	n := 0
-	for b := 0; b < utf8.RuneSelf; {
-		if !escapes[b] {
-			b++
-			continue
-		}
-		first := b
-		for b < utf8.RuneSelf && escapes[b] {
-			b++
-		}
-		if n == maxAccelRanges {
-			return nil
-		}
-		// Lane high bit of x+lo: x >= first; of x+hi: x > last.
-		a.lo[n] = (0x80 - uint64(first)) * lanes01
-		a.hi[n] = (0x7f - uint64(b-1)) * lanes01
-		n++
+	var lo2, hi2 [maxAccelRanges]uint64
+	if d.flushes == flushes && escapeRanges(&escapes2, &lo2, &hi2) {
+		// Without a flush, the rows in seconds were the states they were
+		// taken for.
+		a.lo2, a.hi2 = lo2, hi2
 	}
 	return a
 }
 
-// skip returns the index of the first byte at or after i that leaves the
-// start state, or the first index within 8 bytes of end past which it
-// found none.
+// step returns the row after ASCII byte b from row, building it if need
+// be.
+func (d *lineDFA) step(row uint32, b byte) uint32 {
+	if next := d.table[row+uint32(b)]; next != dfaUnknown {
+		return next
+	}
+	next, _ := d.slowStep(row, []byte{b}, 0)
+	return next
+}
+
+// escapeRanges sets the range constants of an escape set: the high bit
+// of lane x+lo is set when x >= first, of x+hi when x > last. It reports
+// false if the set has more than maxAccelRanges ranges.
+func escapeRanges(set *[utf8.RuneSelf]bool, lo, hi *[maxAccelRanges]uint64) bool {
+	n := 0
+	for b := 0; b < utf8.RuneSelf; {
+		if !set[b] {
+			b++
+			continue
+		}
+		first := b
+		for b < utf8.RuneSelf && set[b] {
+			b++
+		}
+		if n == maxAccelRanges {
+			return false
+		}
+		lo[n] = (0x80 - uint64(first)) * lanes01
+		hi[n] = (0x7f - uint64(b-1)) * lanes01
+		n++
+	}
+	return true
+}
+
+// skip returns the first candidate position at or after i — a byte that
+// leaves the start state, followed by one that does not bring it back —
+// or, if there is none, the first index within 9 bytes of end.
 func (a *startAccel) skip(text []byte, i, end int) int {
-	for ; i+8 <= end; i += 8 {
+	for ; i+9 <= end; i += 8 {
 		w := binary.LittleEndian.Uint64(text[i : i+8])
 		x := w & lanes7F
 		m := w | (x+a.lo[0])&^(x+a.hi[0]) | (x+a.lo[1])&^(x+a.hi[1]) | (x+a.lo[2])&^(x+a.hi[2])
-		if m &= lanes80; m != 0 { // the high bit of w: beyond ASCII
+		// The next bytes, lane by lane; beyond ASCII, a byte always
+		// escapes, and so does the one after a byte beyond ASCII.
+		w2 := binary.LittleEndian.Uint64(text[i+1 : i+9])
+		x2 := w2 & lanes7F
+		m2 := w | w2 | (x2+a.lo2[0])&^(x2+a.hi2[0]) | (x2+a.lo2[1])&^(x2+a.hi2[1]) | (x2+a.lo2[2])&^(x2+a.hi2[2])
+		if m &= m2 & lanes80; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}

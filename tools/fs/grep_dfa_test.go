@@ -145,40 +145,56 @@ func FuzzDFAScan(f *testing.F) {
 	})
 }
 
-// TestStartAccelSkip checks the SWAR escape test against the table of
-// escapes it was built from: every byte value in every lane of a word.
+// TestStartAccelSkip checks the SWAR candidate test against the
+// automaton it was built from, on every pair of byte values in every
+// lane: a position must be a candidate when its two bytes leave the start
+// state or match; for [A-Z]{4,}, whose upper-case letters all lead to one
+// state, exactly then.
 func TestStartAccelSkip(t *testing.T) {
-	for _, expr := range []string{`(?m)[A-Z]{4,}`, `(?m)[#-&<>]x`, `(?m)[\x00-\x02]|[~\x7f]`, `(?m)[a-z]`} {
-		m, err := newLineMatcher(expr)
+	for _, c := range []struct {
+		expr  string
+		exact bool
+	}{
+		{`(?m)[A-Z]{4,}`, true},
+		{`(?m)[#-&<>]x`, false}, // the second set has four ranges: every byte
+		{`(?m)[\x00-\x02]|[~\x7f]`, false},
+		{`(?m)#[0-9]|&[a-c]$`, false},
+	} {
+		m, err := newLineMatcher(c.expr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := newLineDFA(m.prog)
 		acc := d.buildStartAccel()
-		if expr == `(?m)[a-z]` {
-			if acc != nil {
-				t.Errorf("%s: accelerator built for an escape set of common bytes", expr)
-			}
-			continue
-		}
 		if acc == nil {
-			t.Fatalf("%s: no accelerator", expr)
+			t.Fatalf("%s: no accelerator", c.expr)
 		}
-		escapes := func(b byte) bool {
-			return b >= 0x80 || d.table[dfaStart+int(b)] != dfaStart
+		// candidate: the two bytes do not bring the start state back to
+		// itself without a match.
+		candidate := func(b1, b2 byte) bool {
+			if b1 >= 0x80 || b2 >= 0x80 {
+				return d.step(dfaStart, b1&0x7f) != dfaStart || b1 >= 0x80
+			}
+			s1 := d.step(dfaStart, b1)
+			return s1 != dfaStart && (s1 == dfaMatched || d.step(s1, b2) != dfaStart)
 		}
+		text := bytes.Repeat([]byte{' '}, 16)
 		for lane := range 8 {
-			for v := range 256 {
-				text := bytes.Repeat([]byte{' '}, 16)
-				text[lane] = byte(v)
-				want := 8
-				if escapes(byte(v)) {
-					want = lane
-				}
-				if got := acc.skip(text, 0, 8); got != want {
-					t.Fatalf("%s: byte %#x in lane %d: skip = %d, want %d", expr, v, lane, got, want)
+			for v1 := range 256 {
+				for v2 := range 256 {
+					text[lane], text[lane+1] = byte(v1), byte(v2)
+					got := acc.skip(text, 0, 9)
+					want := candidate(byte(v1), byte(v2))
+					if want && got > lane || c.exact && !want && got <= lane {
+						t.Fatalf("%s: bytes %#x %#x in lanes %d, %d: skip = %d, candidate %v", c.expr, v1, v2, lane, lane+1, got, want)
+					}
+					text[lane], text[lane+1] = ' ', ' '
 				}
 			}
 		}
+	}
+	m, _ := newLineMatcher(`(?m)[a-z]`)
+	if newLineDFA(m.prog).buildStartAccel() != nil {
+		t.Error("[a-z]: accelerator built for an escape set of common bytes")
 	}
 }
