@@ -156,6 +156,7 @@ func TestStartAccelSkip(t *testing.T) {
 		exact bool
 	}{
 		{`(?m)[A-Z]{4,}`, true},
+		{`(?m)[A-Z]`, false},    // a match after one byte: the second set is every byte
 		{`(?m)[#-&<>]x`, false}, // the second set has four ranges: every byte
 		{`(?m)[\x00-\x02]|[~\x7f]`, false},
 		{`(?m)#[0-9]|&[a-c]$`, false},
@@ -169,6 +170,7 @@ func TestStartAccelSkip(t *testing.T) {
 		if acc == nil {
 			t.Fatalf("%s: no accelerator", c.expr)
 		}
+		t.Logf("%s: single %v", c.expr, acc.single)
 		// candidate: the two bytes do not bring the start state back to
 		// itself without a match.
 		candidate := func(b1, b2 byte) bool {
