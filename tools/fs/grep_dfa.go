@@ -40,6 +40,7 @@ type lineDFA struct {
 
 	accel      *startAccel // nil: none worth using (see buildStartAccel)
 	accelBuilt bool
+	scanned    int // bytes scanned while the accelerator is not built
 
 	// scratch for closures
 	stack []uint32
@@ -65,6 +66,11 @@ type dfaState struct {
 	other    map[rune]uint32
 	eol      int8 // whether the line matches if it ends here: 0 unknown, 1 yes, -1 no
 }
+
+// accelAfter is how much text a lineDFA scans before it builds its
+// accelerator: building costs up to 640 transitions, which a search of a
+// few small files would not earn back.
+const accelAfter = 256 << 10
 
 // maxDFABytes bounds a lineDFA's cache; when it fills, it is dropped and
 // rebuilt as needed, so a pathological expression costs time, not memory.
@@ -118,7 +124,9 @@ func (d *lineDFA) nextLine(text []byte, pos int) (int, int, bool) {
 // end), or end if the last line matches at its end.
 func (d *lineDFA) scan(text []byte, pos, end int) (int, bool) {
 	if !d.accelBuilt {
-		d.accel, d.accelBuilt = d.buildStartAccel(), true
+		if d.scanned += end - pos; d.scanned >= accelAfter {
+			d.accel, d.accelBuilt = d.buildStartAccel(), true
+		}
 	}
 	row, i, matched := d.walk(text, pos, end, dfaStart, d.accel)
 	if matched {

@@ -56,9 +56,12 @@ func checkScan(t *testing.T, expr string, text []byte) {
 	if m.prog == nil {
 		return
 	}
-	// The DFA alone, without the literal prefilter in front of it.
+	// The DFA alone, without the literal prefilter in front of it, and
+	// with its accelerator built from the start rather than after
+	// accelAfter bytes.
 	sc := m.scratch()
 	sc.finders, sc.cursors, sc.hits = nil, nil, nil
+	sc.dfa.accel, sc.dfa.accelBuilt = sc.dfa.buildStartAccel(), true
 	if diff := cmp.Diff(want, dfaLines(sc, text)); diff != "" {
 		t.Fatalf("%q on %q: DFA's matching lines differ from regexp's (-want +got):\n%s", expr, text, diff)
 	}
@@ -86,6 +89,7 @@ var scanPatterns = []string{
 	`\z`,
 	`(?-m)^A|B$`,
 	`[A-Z]\n`,
+	`\x{FFFD}x|[A-Z]{2}`, // invalid UTF-8 leads elsewhere than [A-Z] does
 }
 
 // scanText is source-like text with the bytes the accelerator and the
@@ -93,7 +97,7 @@ var scanPatterns = []string{
 // invalid UTF-8, empty lines and CRs.
 func scanText(r *rand.Rand, n int) []byte {
 	pieces := []string{"func ", "main", "()", " {\n", "\treturn ", "ABCD12", "HTTP2", "X", "Z",
-		"42", "é", "日本", "\xff", "\xe6\x97", "\n", "\n\n", "\r\n", "  ", "QZ", "ſK", "kelvin", "_", "!?/"}
+		"42", "é", "日本", "\xff", "\xe6\x97", "\n", "\n\n", "\r\n", "  ", "QZ", "ſK", "kelvin", "_", "!?/", "\xffx"}
 	var b bytes.Buffer
 	for b.Len() < n {
 		b.WriteString(pieces[r.IntN(len(pieces))])
