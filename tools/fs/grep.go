@@ -37,9 +37,13 @@ func Grep(ws *workspace.Workspace, opts Options) tool.Tool {
 	)
 }
 
-// grepState accumulates output across files.
+// grepState accumulates output across files: the pieces of the files'
+// results, in order, copied once into the answer at the end — growing one
+// buffer for megabytes of matches would allocate several times their
+// size.
 type grepState struct {
-	sb      strings.Builder
+	parts   [][]byte
+	size    int // of the parts
 	matches int
 	files   int
 	full    bool
@@ -78,14 +82,16 @@ func grep(ctx context.Context, ws *workspace.Workspace, opts Options, a GrepArgs
 	s := &grepSearch{ws: ws, opts: opts, m: m, ctxLines: ctxLines}
 	if !fi.IsDir() {
 		// An explicitly named file is searched even if gitignored.
-		st.merge(s.worker().searchFile(rel), opts, ctxLines)
-		return st.render(a.Pattern), nil
+		g := s.worker()
+		defer g.release()
+		st.merge(g.searchFile(rel), opts, ctxLines)
+		return st.render(a.Pattern, ""), nil
 	}
 	w := newSearchWalker(ws, opts.WalkEntries)
 	if err := s.tree(ctx, w, st, rel, a.Glob); err != nil {
 		return "", err
 	}
-	return st.render(a.Pattern) + limitedNote(w.visited, w.limited), nil
+	return st.render(a.Pattern, limitedNote(w.visited, w.limited)), nil
 }
 
 // globMatches applies grep's glob filter: a pattern without "/" matches
@@ -109,22 +115,27 @@ func (st *grepState) merge(r fileResult, opts Options, ctxLines int) {
 		st.skipped++
 		return
 	}
-	for k, at := range r.marks {
-		if st.matches >= opts.GrepMatches || st.sb.Len() >= opts.OutputBytes {
+	taken := 0 // r.out[:taken] is in
+	defer func() {
+		if taken > 0 {
+			st.add(r.out[:taken])
+		}
+	}()
+	for k := range r.marks {
+		if st.matches >= opts.GrepMatches || st.size+taken >= opts.OutputBytes {
 			st.full = true
 			return
 		}
 		if k == 0 {
 			st.files++
 			if ctxLines > 0 && st.matches > 0 {
-				st.sb.WriteString("--\n") // between files' groups
+				st.add(groupSeparator) // between files' groups
 			}
 		}
-		end := len(r.out)
+		taken = len(r.out)
 		if k+1 < len(r.marks) {
-			end = r.marks[k+1]
+			taken = r.marks[k+1]
 		}
-		st.sb.Write(r.out[at:end])
 		st.matches++
 	}
 	if r.more {
@@ -134,20 +145,35 @@ func (st *grepState) merge(r fileResult, opts Options, ctxLines int) {
 	}
 }
 
-func (st *grepState) render(pattern string) string {
+var groupSeparator = []byte("--\n")
+
+func (st *grepState) add(b []byte) {
+	st.parts = append(st.parts, b)
+	st.size += len(b)
+}
+
+// render is the answer, ending with note.
+func (st *grepState) render(pattern, note string) string {
 	if st.matches == 0 {
 		s := fmt.Sprintf("No matches for %s.", pattern)
 		if st.skipped > 0 {
 			s += fmt.Sprintf(" (%d file(s) over the read limit were skipped.)", st.skipped)
 		}
-		return s + "\n"
+		return s + "\n" + note
 	}
-	out := st.sb.String()
+	var notes string
 	if st.full {
-		out += fmt.Sprintf("… [output capped at %d matching lines in %d file(s); narrow the pattern, path or glob]\n", st.matches, st.files)
+		notes += fmt.Sprintf("… [output capped at %d matching lines in %d file(s); narrow the pattern, path or glob]\n", st.matches, st.files)
 	}
 	if st.skipped > 0 {
-		out += fmt.Sprintf("… [%d file(s) over the read limit were not searched]\n", st.skipped)
+		notes += fmt.Sprintf("… [%d file(s) over the read limit were not searched]\n", st.skipped)
 	}
-	return out
+	var sb strings.Builder
+	sb.Grow(st.size + len(notes) + len(note))
+	for _, p := range st.parts {
+		sb.Write(p)
+	}
+	sb.WriteString(notes)
+	sb.WriteString(note)
+	return sb.String()
 }

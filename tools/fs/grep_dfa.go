@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"regexp/syntax"
 	"slices"
@@ -14,20 +15,32 @@ import (
 // match exists). Each state is a set of program threads plus what the
 // empty-width assertions need to know of the previous rune (line start,
 // word character); transitions are built on first use and cached, on
-// bytes in one flat table (a row of 256 per state, so the inner loop is
-// one load and one compare), on runes beyond ASCII in a map per state.
+// bytes in one flat table (a row of 256 per state), on runes beyond ASCII
+// in a map per state.
+//
+// The scan is one dependent table load per byte, so it is kept to that:
+// the table's first two rows are absorbing sinks — "not built yet" (a
+// fresh row is all zeros) and "matched" — and a '\n' is an ordinary
+// transition, to the start state or to the matched sink by whether the
+// line it ends matches. The inner loop then takes four bytes per check
+// and looks back at them one by one only when it landed in a sink.
 //
 // A lineDFA is not safe for concurrent use: each search worker has its
 // own, sharing the immutable program.
 type lineDFA struct {
 	prog   *syntax.Prog
-	index  map[string]int32 // state key -> row
-	states []*dfaState      // by row / 256
-	// table[row+b] is the row of the state after byte b, or one of the
-	// negative markers below.
-	table   []int32
+	uses   syntax.EmptyOp    // the assertions the program makes
+	index  map[string]uint32 // state key -> row
+	states []*dfaState       // by row / 256; nil for the sinks
+	// table[row+b] is the row of the state after byte b: a state's row,
+	// dfaUnknown or dfaMatched.
+	table   []uint32
 	bytes   int // memory the cache holds, roughly
 	flushes int // how many times it was dropped
+
+	accel      *startAccel // nil: none worth using (see buildStartAccel)
+	accelBuilt bool
+	scanned    int // bytes scanned while the accelerator is not built
 
 	// scratch for closures
 	stack []uint32
@@ -38,12 +51,11 @@ type lineDFA struct {
 	key   []byte
 }
 
-// Markers in lineDFA.table.
+// The sinks' rows, and the start state's, which follows them.
 const (
-	dfaUnknown  = -1 // not built yet
-	dfaMatched  = -2 // the expression matched before this byte
-	dfaNewline  = -3 // '\n': the line ends
-	dfaNonASCII = -4 // the first byte of a longer rune, or an invalid one
+	dfaUnknown = 0 * 256 // not built yet, or a byte beyond ASCII (see slowStep)
+	dfaMatched = 1 * 256 // the expression matched before this byte
+	dfaStart   = 2 * 256 // the first real state: no rune consumed yet
 )
 
 // dfaState is a set of threads waiting to consume the next rune.
@@ -51,9 +63,14 @@ type dfaState struct {
 	pcs      []uint32
 	atStart  bool // no rune consumed yet on this line
 	prevWord bool // the previous rune is a word character (for \b)
-	other    map[rune]int32
+	other    map[rune]uint32
 	eol      int8 // whether the line matches if it ends here: 0 unknown, 1 yes, -1 no
 }
+
+// accelAfter is how much text a lineDFA scans before it builds its
+// accelerator: building costs up to 640 transitions, which a search of a
+// few small files would not earn back.
+const accelAfter = 256 << 10
 
 // maxDFABytes bounds a lineDFA's cache; when it fills, it is dropped and
 // rebuilt as needed, so a pathological expression costs time, not memory.
@@ -61,111 +78,162 @@ const maxDFABytes = 8 << 20
 
 func newLineDFA(prog *syntax.Prog) *lineDFA {
 	d := &lineDFA{prog: prog, seen: make([]uint32, len(prog.Inst))}
+	for _, inst := range prog.Inst {
+		if inst.Op == syntax.InstEmptyWidth {
+			d.uses |= syntax.EmptyOp(inst.Arg)
+		}
+	}
 	d.flush()
 	return d
 }
 
-// flush empties the cache; the start state is row 0 again.
+// flush empties the cache: the sinks and the start state again.
 func (d *lineDFA) flush() {
-	d.index = make(map[string]int32)
-	d.states = d.states[:0]
-	d.table = d.table[:0]
-	d.bytes = 0
+	d.index = make(map[string]uint32)
+	d.states = append(d.states[:0], nil, nil)
+	d.table = append(d.table[:0], make([]uint32, 2*256)...)
+	for b := range 256 {
+		d.table[dfaMatched+b] = dfaMatched
+	}
+	d.bytes = 2 * 256 * 4
 	d.flushes++
 	d.intern(nil, true, false)
 }
 
 // matchLine reports whether line matches. The line must not hold a '\n'
-// (lines never do): the states do not track one as the previous rune.
+// (lines never do): a '\n' would end it.
 func (d *lineDFA) matchLine(line []byte) bool {
-	row := int32(0)
-	for i := 0; i < len(line); {
-		v := d.table[int(row)+int(line[i])]
-		if v >= 0 {
-			row = v
-			i++
-			continue
-		}
-		if v == dfaNewline {
-			return false // not a line; see above
-		}
-		v, i = d.slowStep(row, v, line, i)
-		if v == dfaMatched {
-			return true
-		}
-		row = v
-	}
-	return d.matchesAtEOL(row)
+	_, ok := d.scan(line, 0, len(line))
+	return ok
 }
 
 // nextLine returns the bounds of the first matching line that starts at
 // or after pos (a line start) in text, whose lines are separated by '\n'.
 func (d *lineDFA) nextLine(text []byte, pos int) (int, int, bool) {
-	ls := pos
-	row := int32(0)
-	table := d.table
-	for i := pos; i < len(text); {
-		v := table[int(row)+int(text[i])]
-		if v >= 0 {
-			row = v
-			i++
-			continue
-		}
-		if v == dfaNewline {
-			if d.matchesAtEOL(row) {
-				return ls, i, true
-			}
-			i++
-			ls, row = i, 0
-			continue
-		}
-		v, i = d.slowStep(row, v, text, i)
-		table = d.table // a rebuild may have replaced it
-		if v == dfaMatched {
-			return ls, lineEnd(text, i), true
-		}
-		row = v
+	at, ok := d.scan(text, pos, len(text))
+	if !ok {
+		return 0, 0, false
 	}
-	if d.matchesAtEOL(row) {
-		return ls, len(text), true
-	}
-	return 0, 0, false
+	ls := pos + bytes.LastIndexByte(text[pos:at], '\n') + 1
+	return ls, lineEnd(text, at), true
 }
 
-// slowStep consumes the rune at text[i] from row when the table had no
-// plain answer v for its first byte: it builds the transition, or follows
-// a rune beyond ASCII. It returns the next row (or dfaMatched) and the
-// index after the rune.
-func (d *lineDFA) slowStep(row, v int32, text []byte, i int) (int32, int) {
+// scan runs the automaton over text[pos:end] from the start state, pos
+// being a line start, and returns where it matched: the index of the byte
+// before which a line matched (its '\n' if the match needed the line's
+// end), or end if the last line matches at its end.
+func (d *lineDFA) scan(text []byte, pos, end int) (int, bool) {
+	if !d.accelBuilt {
+		if d.scanned += end - pos; d.scanned >= accelAfter {
+			d.accel, d.accelBuilt = d.buildStartAccel(), true
+		}
+	}
+	row, i, matched := d.walk(text, pos, end, dfaStart, d.accel)
+	if matched {
+		return i, true
+	}
+	return end, d.matchesAtEOL(row)
+}
+
+// walk runs the automaton from row over text[i:stop] (perhaps a little
+// past stop, to finish a rune), or until a line matches: then it returns
+// true and the index of the byte before which it matched. acc, if not
+// nil, skips the text that keeps the start state.
+func (d *lineDFA) walk(text []byte, i, stop int, row uint32, acc *startAccel) (uint32, int, bool) {
+	for i < stop {
+		table := d.table
+		for i+8 <= stop {
+			if acc != nil && row == dfaStart {
+				if i = acc.skip(text, i, stop); i+8 > stop {
+					break
+				}
+			}
+			b := (*[8]byte)(text[i : i+8])
+			t := (*[256]uint32)(table[row : row+256])
+			// Most bytes leave most states where they are (the start
+			// state, a .* loop): those eight loads do not depend on
+			// one another.
+			if (t[b[0]]^row)|(t[b[1]]^row)|(t[b[2]]^row)|(t[b[3]]^row)|(t[b[4]]^row)|(t[b[5]]^row)|(t[b[6]]^row)|(t[b[7]]^row) == 0 {
+				i += 8
+				continue
+			}
+			r := t[b[0]]
+			r = table[r+uint32(b[1])]
+			r = table[r+uint32(b[2])]
+			r = table[r+uint32(b[3])]
+			if r < dfaStart {
+				break // in a sink: look at the four again
+			}
+			row = r
+			i += 4
+		}
+		// One byte at a time: the last few, or four that met a sink.
+		for end := min(i+4, stop); i < end; {
+			v := table[row+uint32(text[i])]
+			if v >= dfaStart {
+				row = v
+				i++
+				continue
+			}
+			if v == dfaMatched {
+				return row, i, true
+			}
+			v, i = d.slowStep(row, text, i)
+			if v == dfaMatched {
+				return row, i, true
+			}
+			row = v
+			table = d.table // a rebuild may have replaced it
+		}
+	}
+	return row, i, false
+}
+
+// slowStep consumes the rune at text[i] from row when the table has no
+// transition for its first byte: it builds the transition, or follows a
+// rune beyond ASCII (whose bytes' entries stay dfaUnknown). It returns the
+// next row, or dfaMatched with i unchanged, and the index after the rune.
+func (d *lineDFA) slowStep(row uint32, text []byte, i int) (uint32, int) {
 	flushes := d.flushes
-	switch v {
-	case dfaUnknown:
-		c := text[i]
-		next := d.transition(row, rune(c))
+	c := text[i]
+	if c < utf8.RuneSelf {
+		var next uint32
+		if c == '\n' {
+			next = dfaStart
+			if d.matchesAtEOL(row) {
+				next = dfaMatched
+			}
+		} else {
+			next = d.transition(row, rune(c))
+		}
 		if d.flushes == flushes {
-			d.table[int(row)+int(c)] = next
+			d.table[row+uint32(c)] = next
+		}
+		if next == dfaMatched {
+			return next, i
 		}
 		return next, i + 1
-	case dfaNonASCII:
-		r, size := utf8.DecodeRune(text[i:])
-		s := d.states[row/256]
-		if next, ok := s.other[r]; ok {
-			return next, i + size
-		}
-		next := d.transition(row, r)
+	}
+	r, size := utf8.DecodeRune(text[i:])
+	s := d.states[row/256]
+	next, ok := s.other[r]
+	if !ok {
+		next = d.transition(row, r)
 		if d.flushes == flushes {
 			if s.other == nil {
-				s.other = make(map[rune]int32)
+				s.other = make(map[rune]uint32)
 			}
 			s.other[r] = next
 			d.bytes += 16
 		}
-		return next, i + size
 	}
-	return v, i + 1 // dfaMatched
+	if next == dfaMatched {
+		return next, i
+	}
+	return next, i + size
 }
 
-func (d *lineDFA) matchesAtEOL(row int32) bool {
+func (d *lineDFA) matchesAtEOL(row uint32) bool {
 	s := d.states[row/256]
 	if s.eol == 0 {
 		s.eol = -1
@@ -179,7 +247,7 @@ func (d *lineDFA) matchesAtEOL(row int32) bool {
 // transition consumes r from the state at row: dfaMatched if the
 // expression matched before r, else the row of the state after it (after
 // a cache flush, if the cache was full, in the new cache).
-func (d *lineDFA) transition(row int32, r rune) int32 {
+func (d *lineDFA) transition(row uint32, r rune) uint32 {
 	s := d.states[row/256]
 	if d.closure(s, r) {
 		return dfaMatched
@@ -259,8 +327,13 @@ func (d *lineDFA) closure(s *dfaState, r rune) bool {
 }
 
 // intern returns the row of the state for a sorted set of pcs and
-// flags, creating it on first use.
-func (d *lineDFA) intern(pcs []uint32, atStart, prevWord bool) int32 {
+// flags, creating it on first use. A flag no instruction of the program
+// looks at is dropped, so that states differing only in it are one: the
+// start state is then also the state between matches, and most bytes
+// leave it where it is (see scan).
+func (d *lineDFA) intern(pcs []uint32, atStart, prevWord bool) uint32 {
+	atStart = atStart && d.uses&(syntax.EmptyBeginLine|syntax.EmptyBeginText|syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0
+	prevWord = prevWord && d.uses&(syntax.EmptyWordBoundary|syntax.EmptyNoWordBoundary) != 0
 	d.key = d.key[:0]
 	var flags byte
 	if atStart {
@@ -276,19 +349,10 @@ func (d *lineDFA) intern(pcs []uint32, atStart, prevWord bool) int32 {
 	if row, ok := d.index[string(d.key)]; ok {
 		return row
 	}
-	row := int32(len(d.table))
+	row := uint32(len(d.table)) // rows stay below 2³²: the cache is bounded
 	d.index[string(d.key)] = row
 	d.states = append(d.states, &dfaState{pcs: slices.Clone(pcs), atStart: atStart, prevWord: prevWord})
-	for b := 0; b < 256; b++ {
-		v := int32(dfaUnknown)
-		switch {
-		case b == '\n':
-			v = dfaNewline
-		case b >= utf8.RuneSelf:
-			v = dfaNonASCII
-		}
-		d.table = append(d.table, v)
-	}
+	d.table = append(d.table, make([]uint32, 256)...)
 	d.bytes += 256*4 + 2*len(d.key) + 4*len(pcs) + 64
 	return row
 }

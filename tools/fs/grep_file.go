@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -36,12 +37,49 @@ type grepSearch struct {
 // to file.
 type grepWorker struct {
 	*grepSearch
-	ms  *matchScratch
-	buf []byte
+	ms   *matchScratch
+	buf  []byte // the file read
+	out  []byte // the file's blocks being rendered
+	slab []byte // where the rendered blocks are kept (see keep)
 }
 
+// readBufs keeps read buffers from one grep call to the next: each worker
+// grows its own to the largest file it reads, megabytes on a large tree.
+var readBufs sync.Pool
+
 func (s *grepSearch) worker() *grepWorker {
-	return &grepWorker{grepSearch: s, ms: s.m.scratch()}
+	g := &grepWorker{grepSearch: s, ms: s.m.scratch()}
+	if b, ok := readBufs.Get().(*[]byte); ok {
+		g.buf = *b
+	}
+	return g
+}
+
+// release gives the worker's read buffer back for the next call.
+func (g *grepWorker) release() {
+	if cap(g.buf) > 0 {
+		b := g.buf[:0]
+		g.buf = nil
+		readBufs.Put(&b)
+	}
+}
+
+// slabSize is the size of the slabs rendered blocks are kept in.
+const slabSize = 64 << 10
+
+// keep copies a file's rendered blocks, which the next file's rendering
+// overwrites, into the worker's current slab: many files' results share
+// one allocation instead of each growing its own.
+func (g *grepWorker) keep(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	if cap(g.slab)-len(g.slab) < len(b) {
+		g.slab = make([]byte, 0, max(slabSize, len(b)))
+	}
+	n := len(g.slab)
+	g.slab = append(g.slab, b...)
+	return g.slab[n:len(g.slab):len(g.slab)]
 }
 
 // searchFile reads rel whole, as workspace.ReadFile would, skips it if it
@@ -82,7 +120,10 @@ func (g *grepWorker) result(rel string, b []byte, err error) fileResult {
 	if isBinary(b) {
 		return fileResult{}
 	}
-	return g.render(rel, b)
+	r := g.render(rel, b, g.out[:0])
+	g.out = r.out[:0]
+	r.out = g.keep(r.out)
+	return r
 }
 
 // render writes the blocks the old grep wrote for text's matching lines:
@@ -91,8 +132,9 @@ func (g *grepWorker) result(rel string, b []byte, err error) fileResult {
 // short of the next match. It stops once the merge could take no more —
 // as many blocks as the match cap, or output past the byte cap — noting
 // whether a further match exists, which is all the merge needs to know.
-func (g *grepWorker) render(rel string, content []byte) fileResult {
-	var r fileResult
+// The blocks are appended to out.
+func (g *grepWorker) render(rel string, content, out []byte) fileResult {
+	r := fileResult{out: out}
 	// Lines as the old grep split them: a final '\n' ends the last line
 	// rather than starting an empty one.
 	text := bytes.TrimSuffix(content, []byte("\n"))

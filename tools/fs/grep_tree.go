@@ -36,6 +36,7 @@ func (s *grepSearch) tree(ctx context.Context, w *searchWalker, st *grepState, r
 		go func() {
 			defer workers.Done()
 			g := s.worker()
+			defer g.release()
 			for j := range jobs {
 				if !stopped.Load() {
 					j.res = g.searchIn(j.dir.dir, j.rel)
