@@ -91,6 +91,9 @@ func runChild(raw string) {
 	childFail("exec %s: %v", os.Args[1], err)
 }
 
+// restrict applies the Landlock ruleset of cfg to the calling thread,
+// which must be locked to it (runtime.LockOSThread), have no-new-privileges
+// set, and exec the command next.
 func restrict(cfg childConfig) error {
 	abi, err := Available()
 	if err != nil {
@@ -135,7 +138,22 @@ func restrict(cfg childConfig) error {
 	if len(read) > 0 {
 		rules = append(rules, landlock.RODirs(read...).IgnoreIfMissing())
 	}
-	if err := c.Restrict(rules...); err != nil {
+	// The ruleset is enforced on this thread alone, which runChild has
+	// locked and which execs the command: execve keeps only the calling
+	// thread, so the command runs in the domain, and no code but this
+	// package's runs on the other threads before. Config.Restrict would
+	// enforce it on every thread of the process through libpsx, which
+	// signals each one and spins in sched_yield until all have answered:
+	// on a loaded machine the largest part of a sandboxed command's start.
+	fd, flags, err := c.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("apply Landlock ruleset (ABI %d): %w", abi, err)
+	}
+	if fd < 0 {
+		return nil // best effort, and nothing this kernel can enforce
+	}
+	defer syscall.Close(fd)
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("apply Landlock ruleset (ABI %d): %w", abi, err)
 	}
 	return nil
