@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,10 @@ import (
 // launched processes used (cpu-ms/op), which a loaded machine inflates
 // less than wall time. Compare the two in one run:
 //
-//	go test -run '^$' -bench 'SandboxedTrue|UnsandboxedTrue|StartParts' -count 5 ./workspace/sandbox/
+//	go test -run '^$' -bench 'SandboxedTrue|UnsandboxedTrue|StartParts|ServerStart' -count 5 ./workspace/sandbox/
+//
+// Hooks and checks start exactly as these commands do (Prepare, Apply,
+// Run); MCP and language servers through StartPiped (BenchmarkServerStart).
 
 func BenchmarkUnsandboxedTrue(b *testing.B) {
 	p := benchPolicy(b)
@@ -87,6 +91,47 @@ func BenchmarkStartParts(b *testing.B) {
 
 // limitsOff turns every limit off: no cgroup, no rlimits.
 var limitsOff = Limits{Processes: Unlimited, Memory: Unlimited, CPUTime: Unlimited, FileSize: Unlimited, OpenFiles: Unlimited}
+
+// BenchmarkServerStart is a stdio server's start, sandboxed or not:
+// StartPiped of a program that answers the first line it reads (head -n1,
+// as a server answers initialize), the round trip of that line, and the
+// end once stdin closes.
+func BenchmarkServerStart(b *testing.B) {
+	for _, mode := range []Mode{Off, Required} {
+		b.Run(string(mode), func(b *testing.B) {
+			p := benchPolicy(b)
+			p.Mode = mode
+			if _, err := Namespaces(); err != nil && mode == Required {
+				b.Skipf("no namespaces here: %v", err)
+			}
+			line := []byte("ping\n")
+			got := make([]byte, len(line))
+			for b.Loop() {
+				l, err := Prepare(p, []string{"head", "-n1"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cmd := &exec.Cmd{Dir: p.Dir, Env: []string{"PATH=/usr/bin:/bin"}}
+				pipes, err := l.StartPiped(cmd)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := pipes.Stdin.Write(line); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(pipes.Stdout, got); err != nil || string(got) != string(line) {
+					b.Fatalf("answer %q, %v", got, err)
+				}
+				closeFiles(pipes.Stdin, pipes.Stdout, pipes.Stderr)
+				err = cmd.Wait()
+				l.Release(cmd.ProcessState)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
 
 func benchTrue(b *testing.B, p Policy) {
 	runBench(b, func() (*exec.Cmd, func(*os.ProcessState)) {
