@@ -50,9 +50,23 @@ func run(raw string) {
 	if len(os.Args) < 3 {
 		Fail("no command to run")
 	}
+	// Capabilities, no-new-privileges and the Landlock domain are per
+	// thread: set them, and exec, on this one. execve keeps only the
+	// calling thread, so the command gets all of them.
+	runtime.LockOSThread()
+	if err := apply(cfg); err != nil {
+		Fail("%v", err)
+	}
+	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
+	Fail("exec %s: %v", os.Args[1], err)
+}
+
+// apply does all of cfg but the exec, on the calling thread, which must be
+// locked to it.
+func apply(cfg Config) error {
 	// First, so that nothing of the command starts outside its cgroup.
 	if err := joinCgroups(cfg.CgroupFDs, cfg.CgroupJoin); err != nil {
-		Fail("%v", err)
+		return err
 	}
 	for _, fd := range []int{cfg.ExeFD, cfg.RulesetFD} {
 		if fd > 2 {
@@ -61,28 +75,23 @@ func run(raw string) {
 			syscall.CloseOnExec(fd)
 		}
 	}
-	// Capabilities, no-new-privileges and the Landlock domain are per
-	// thread: set them, and exec, on this one. execve keeps only the
-	// calling thread, so the command gets all of them.
-	runtime.LockOSThread()
 	if err := dropCap(capSysPtrace); err != nil {
-		Fail("drop CAP_SYS_PTRACE: %v", err)
+		return fmt.Errorf("drop CAP_SYS_PTRACE: %w", err)
 	}
 	// Landlock requires it; it also covers the namespace-only case: no
 	// setuid binary may regain privileges inside.
 	if err := prctl(prSetNoNewPrivs, 1); err != nil {
-		Fail("set no-new-privileges: %v", err)
+		return fmt.Errorf("set no-new-privileges: %w", err)
 	}
 	if cfg.RulesetFD > 2 {
 		if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, uintptr(cfg.RulesetFD), uintptr(cfg.RulesetFlags), 0); e != 0 {
-			Fail("apply Landlock ruleset: landlock_restrict_self: %v", e)
+			return fmt.Errorf("apply Landlock ruleset: landlock_restrict_self: %w", e)
 		}
 	}
 	if err := setRlimits(cfg.Limits); err != nil {
-		Fail("resource limits: %v", err)
+		return fmt.Errorf("resource limits: %w", err)
 	}
-	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
-	Fail("exec %s: %v", os.Args[1], err)
+	return nil
 }
 
 // joinCgroups moves the calling process (all its threads) into the
