@@ -7,14 +7,16 @@
 // secret stores masked, a fresh PID namespace (so no process outside is
 // visible and nothing outlives the command), no network unless allowed, a
 // new session (no terminal injection) and no capabilities. The inner one is
-// Landlock, applied in a re-executed copy of the current binary: the parent
-// starts the binary with an environment marker, this package's init
-// function sees the marker before main runs, applies the ruleset (writes
-// only to the writable directories, no TCP unless the network is allowed,
-// no signals or abstract sockets to processes outside) and replaces itself
-// (execve) with the command. Any binary that links this package — rein
-// itself, or a test binary — can therefore sandbox commands without a
-// helper executable.
+// Landlock, applied in a re-executed copy of the current binary: Prepare
+// builds the ruleset (writes only to the writable directories, no TCP
+// unless the network is allowed, no signals or abstract sockets to
+// processes outside) and the parent starts the binary with it as a
+// descriptor and an environment marker; the init function of package
+// internal/child sees the marker before main runs (and before most of the
+// binary's packages initialise), enforces the ruleset on the thread that
+// then replaces itself (execve) with the command. Any binary that links
+// this package — rein itself, or a test binary — can therefore sandbox
+// commands without a helper executable.
 //
 // Without working namespaces the command gets the Landlock layer alone and
 // the caller is warned once (see Launch.Warning); mode Required refuses.
@@ -144,7 +146,8 @@ type Launch struct {
 	// environment (the marker carrying the policy to the child).
 	Env []string
 	// Files are open files the caller must pass as exec.Cmd.ExtraFiles,
-	// in order (the binary re-executed inside the namespaces).
+	// in order (the binary re-executed inside the namespaces, the
+	// command's cgroup, the Landlock ruleset).
 	Files []*os.File
 	// Watch lists protected paths that were missing when the command
 	// started; the caller passes it to Sweep after the command.
