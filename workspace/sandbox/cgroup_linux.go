@@ -213,21 +213,6 @@ func removeOrphans() {
 	})
 }
 
-// joinCgroups moves the calling process (all its threads) into the
-// cgroups whose cgroup.procs are open as fds when join is set (v1), and
-// closes the fds: the command must not hold them.
-func joinCgroups(fds []int, join bool) error {
-	for _, fd := range fds {
-		if join {
-			if _, err := syscall.Write(fd, []byte("0")); err != nil {
-				return fmt.Errorf("enter the command's cgroup: %w", err)
-			}
-		}
-		syscall.Close(fd)
-	}
-	return nil
-}
-
 // release reports which cgroup limits were hit, kills whatever is left
 // in the cgroup and removes it. Bounded: it gives up after about 2 s.
 func (c *cgroupSet) release() (memory, procs bool) {

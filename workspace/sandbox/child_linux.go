@@ -3,15 +3,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // selfExe re-executes the running binary even if its file was replaced or
@@ -25,14 +21,11 @@ var configs = []landlock.Config{
 }
 
 func init() {
+	// The sandbox child (envMarker) runs in package child's init, before
+	// this one; the supervisor runs here.
 	if raw, ok := os.LookupEnv(envGuard); ok {
 		runGuard(raw) // never returns
 	}
-	raw, ok := os.LookupEnv(envMarker)
-	if !ok {
-		return
-	}
-	runChild(raw) // never returns
 }
 
 // Available reports the kernel's Landlock ABI version, or an error wrapping
@@ -48,56 +41,23 @@ func Available() (int, error) {
 	return abi, nil
 }
 
-// runChild applies the policy to this process and execs the command.
-func runChild(raw string) {
-	// The marker must not leak into the command: a nested rein would
-	// otherwise treat itself as a sandbox child.
-	os.Unsetenv(envMarker)
-	var cfg childConfig
-	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
-		childFail("bad %s: %v", envMarker, err)
-	}
-	if len(os.Args) < 3 {
-		childFail("no command to run")
-	}
-	// First, so that nothing of the command starts outside its cgroup.
-	if err := joinCgroups(cfg.CgroupFDs, cfg.CgroupJoin); err != nil {
-		childFail("%v", err)
-	}
-	if cfg.ExeFD > 2 {
-		// The descriptor bubblewrap started us through must not reach
-		// the command.
-		syscall.CloseOnExec(cfg.ExeFD)
-	}
-	// Capabilities are per thread: drop and exec on this one.
-	runtime.LockOSThread()
-	if err := dropPtrace(); err != nil {
-		childFail("drop CAP_SYS_PTRACE: %v", err)
-	}
-	// Landlock sets it too; set it here for the namespace-only case: no
-	// setuid binary may regain privileges inside.
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		childFail("set no-new-privileges: %v", err)
-	}
-	if !cfg.NoLandlock { // else the parent chose namespaces alone
-		if err := restrict(cfg); err != nil {
-			childFail("%v", err)
-		}
-	}
-	if err := setRlimits(cfg.Limits); err != nil {
-		childFail("resource limits: %v", err)
-	}
-	err := syscall.Exec(os.Args[1], os.Args[2:], os.Environ())
-	childFail("exec %s: %v", os.Args[1], err)
-}
-
-func restrict(cfg childConfig) error {
+// newRuleset builds the Landlock ruleset of cfg for the child, which
+// enforces it on the thread that execs the command (see package child):
+// the file, nil when this kernel has nothing to enforce (Auto without
+// Landlock), and the flags for landlock_restrict_self. The rules name
+// directories as rein sees them; Landlock ties each rule to the inode, so
+// it holds inside bubblewrap's mount namespace, where the same
+// directories are bound at the same paths (a path masked there resolves
+// to the mask, which no rule names). Enforcing on one thread spares the
+// child go-landlock's all-thread path (libpsx signals every thread and
+// spins in sched_yield until each has answered) and the library itself.
+func newRuleset(cfg childConfig) (*os.File, uint32, error) {
 	abi, err := Available()
 	if err != nil {
 		if cfg.Mode == Auto {
-			return nil // the parent checked; a vanished Landlock degrades like Auto does
+			return nil, 0, nil // probed before; a vanished Landlock degrades like Auto does
 		}
-		return err
+		return nil, 0, err
 	}
 	ver := min(abi, len(configs)-1)
 	base := configs[ver]
@@ -135,33 +95,12 @@ func restrict(cfg childConfig) error {
 	if len(read) > 0 {
 		rules = append(rules, landlock.RODirs(read...).IgnoreIfMissing())
 	}
-	if err := c.Restrict(rules...); err != nil {
-		return fmt.Errorf("apply Landlock ruleset (ABI %d): %w", abi, err)
+	fd, flags, err := c.NewRulesetFD(rules...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("build the Landlock ruleset (ABI %d): %w", abi, err)
 	}
-	return nil
-}
-
-// dropPtrace removes CAP_SYS_PTRACE from this thread's capability sets
-// and bounding set. Run as root without namespaces, a command could
-// otherwise read rein's memory and /proc files (environ) despite rein
-// being non-dumpable. With no-new-privileges it cannot come back.
-func dropPtrace() error {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return err
+	if fd < 0 {
+		return nil, 0, nil
 	}
-	const idx, bit = unix.CAP_SYS_PTRACE / 32, uint32(1) << (unix.CAP_SYS_PTRACE % 32)
-	if (data[idx].Permitted|data[idx].Effective|data[idx].Inheritable)&bit != 0 {
-		data[idx].Permitted &^= bit
-		data[idx].Effective &^= bit
-		data[idx].Inheritable &^= bit
-		if err := unix.Capset(&hdr, &data[0]); err != nil {
-			return err
-		}
-	}
-	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0); err != nil && err != unix.EPERM && err != unix.EINVAL {
-		return err
-	}
-	return nil
+	return os.NewFile(uintptr(fd), "landlock-ruleset"), flags, nil
 }

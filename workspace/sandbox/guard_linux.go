@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/reinharness/rein/workspace/sandbox/internal/child"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,7 +44,7 @@ import (
 // ignores them while rein lives.
 
 // envGuard carries the JSON guardConfig to the supervisor.
-const envGuard = "REIN_GUARD_EXEC"
+const envGuard = child.EnvGuard
 
 // guardDeathSignal is the supervisor's parent-death signal. It must be
 // catchable; a group SIGTERM from a living rein (a timeout) is told apart

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reinharness/rein/workspace/sandbox/internal/child"
 )
 
 // Limits bounds the resources of one sandboxed command and everything it
@@ -325,18 +327,4 @@ func countString(n int64, unit string) string {
 
 // childLimits are the rlimits the re-executed child sets on itself just
 // before it execs the command (0: leave the inherited value).
-type childLimits struct {
-	CPU    uint64 `json:"cpu,omitempty"` // seconds
-	FSize  uint64 `json:"fsize,omitempty"`
-	NoFile uint64 `json:"nofile,omitempty"`
-	// NProc is set only inside the sandbox's own user namespace, where
-	// the kernel counts the processes of that namespace alone; outside
-	// one it would count every process of the user on the host.
-	NProc uint64 `json:"nproc,omitempty"`
-	// Data caps each process's data segment and private writable
-	// mappings: the memory fallback when no cgroup bounds the whole
-	// command. RLIMIT_AS is not used: it counts address space that is
-	// only reserved (V8's and wasm's guard regions, the race detector),
-	// which breaks ordinary tools long before memory runs out.
-	Data uint64 `json:"data,omitempty"`
-}
+type childLimits = child.Limits

@@ -7,14 +7,16 @@
 // secret stores masked, a fresh PID namespace (so no process outside is
 // visible and nothing outlives the command), no network unless allowed, a
 // new session (no terminal injection) and no capabilities. The inner one is
-// Landlock, applied in a re-executed copy of the current binary: the parent
-// starts the binary with an environment marker, this package's init
-// function sees the marker before main runs, applies the ruleset (writes
-// only to the writable directories, no TCP unless the network is allowed,
-// no signals or abstract sockets to processes outside) and replaces itself
-// (execve) with the command. Any binary that links this package — rein
-// itself, or a test binary — can therefore sandbox commands without a
-// helper executable.
+// Landlock, applied in a re-executed copy of the current binary: Prepare
+// builds the ruleset (writes only to the writable directories, no TCP
+// unless the network is allowed, no signals or abstract sockets to
+// processes outside) and the parent starts the binary with it as a
+// descriptor and an environment marker; the init function of package
+// internal/child sees the marker before main runs (and before most of the
+// binary's packages initialise), enforces the ruleset on the thread that
+// then replaces itself (execve) with the command. Any binary that links
+// this package — rein itself, or a test binary — can therefore sandbox
+// commands without a helper executable.
 //
 // Without working namespaces the command gets the Landlock layer alone and
 // the caller is warned once (see Launch.Warning); mode Required refuses.
@@ -27,6 +29,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/reinharness/rein/workspace/sandbox/internal/child"
 )
 
 // Mode chooses what happens when the kernel cannot enforce the sandbox.
@@ -142,7 +146,8 @@ type Launch struct {
 	// environment (the marker carrying the policy to the child).
 	Env []string
 	// Files are open files the caller must pass as exec.Cmd.ExtraFiles,
-	// in order (the binary re-executed inside the namespaces).
+	// in order (the binary re-executed inside the namespaces, the
+	// command's cgroup, the Landlock ruleset).
 	Files []*os.File
 	// Watch lists protected paths that were missing when the command
 	// started; the caller passes it to Sweep after the command.
@@ -167,6 +172,9 @@ type Launch struct {
 	// cgroup is the command's own cgroup (nil: none); see Release. With
 	// cgroup v2 the supervisor is born in it too.
 	cgroup *cgroupSet
+	// ruleset is the Landlock ruleset the child enforces (nil: none),
+	// the last of Files; Release closes rein's copy.
+	ruleset *os.File
 }
 
 // Release must be called once the command's leader has been waited for
@@ -182,37 +190,31 @@ type Launch struct {
 // cgroup and removes it, within about 2 s. Call it once per Launch (its
 // copies share the cgroup); it is safe on any Launch, cgroup or not.
 func (l Launch) Release(st *os.ProcessState) Limit {
+	closeFile(l.ruleset)
 	return l.release(st)
 }
 
-// envMarker carries the JSON childConfig to the re-executed child.
-const envMarker = "REIN_SANDBOX_EXEC"
+// envMarker carries the JSON child.Config to the re-executed child.
+const envMarker = child.EnvMarker
 
 // childExitCode is the child's exit status when it cannot apply the
 // sandbox or start the command (126: "command cannot execute").
-const childExitCode = 126
+const childExitCode = child.ExitCode
 
-// childConfig is the policy as the child receives it.
+// childConfig is the policy as Prepare works it out: the part the child
+// applies (child.Config, the only part sent) and what rein itself
+// enforces with it.
 type childConfig struct {
-	Mode     Mode     `json:"mode"`
-	Writable []string `json:"rw"`
-	Readable []string `json:"ro,omitempty"`
-	AllRead  bool     `json:"all_read"`
+	child.Config
+	Mode     Mode     `json:"-"`
+	Writable []string `json:"-"`
+	Readable []string `json:"-"`
+	AllRead  bool     `json:"-"`
 	// Network allows TCP; otherwise Landlock (ABI 4+) denies it.
-	Network bool `json:"net,omitempty"`
-	// ExeFD is the descriptor through which bubblewrap started the child
-	// (0: none); the child closes it before running the command.
-	ExeFD int `json:"exe_fd,omitempty"`
-	// NoLandlock says the parent found no Landlock: the child only sets
+	Network bool `json:"-"`
+	// NoLandlock says Prepare found no Landlock: the child only sets
 	// no-new-privileges.
-	NoLandlock bool `json:"no_landlock,omitempty"`
-	// Limits are the rlimits the child sets before exec.
-	Limits childLimits `json:"limits"`
-	// CgroupFDs are the command's cgroup descriptors, which the child
-	// closes; with CgroupJoin (cgroup v1) they are its cgroup.procs, open
-	// for writing, and it first writes "0" to each to enter the cgroup.
-	CgroupFDs  []int `json:"cgroup_fds,omitempty"`
-	CgroupJoin bool  `json:"cgroup_join,omitempty"`
+	NoLandlock bool `json:"-"`
 }
 
 // Prepare decides how to run argv (argv[0] is looked up in PATH) under p.
@@ -277,22 +279,34 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 		return Launch{}, err
 	}
 	cfg.Writable = append(cfg.Writable, caches...)
-	cl, cg, limitWarning := planLimits(p.Limits, nerr == nil)
-	cfg.Limits = cl
-	if cg != nil {
-		if err := cg.create(); err != nil {
+	var ruleset *os.File
+	if !cfg.NoLandlock {
+		if ruleset, cfg.RulesetFlags, err = newRuleset(cfg); err != nil {
 			return Launch{}, fmt.Errorf("sandbox: %w", err)
 		}
-		// The descriptors follow Launch.Files: the binary bubblewrap
-		// starts (exeFD) with namespaces, nothing before them without.
-		first := 3
-		if nerr == nil {
-			first = exeFD + 1
+	}
+	cl, cg, limitWarning := planLimits(p.Limits, nerr == nil)
+	cfg.Limits = cl
+	// The descriptors follow Launch.Files: the binary bubblewrap starts
+	// (exeFD) with namespaces, nothing before them without; then the
+	// cgroup's, then the ruleset.
+	next := 3
+	if nerr == nil {
+		next = exeFD + 1
+	}
+	if cg != nil {
+		if err := cg.create(); err != nil {
+			closeFile(ruleset)
+			return Launch{}, fmt.Errorf("sandbox: %w", err)
 		}
-		for i := range cg.files() {
-			cfg.CgroupFDs = append(cfg.CgroupFDs, first+i)
+		for range cg.files() {
+			cfg.CgroupFDs = append(cfg.CgroupFDs, next)
+			next++
 		}
 		cfg.CgroupJoin = !cg.v2
+	}
+	if ruleset != nil {
+		cfg.RulesetFD = next
 	}
 	var l Launch
 	if nerr != nil {
@@ -304,9 +318,22 @@ func Prepare(p Policy, argv []string) (Launch, error) {
 		if cg != nil {
 			cg.release()
 		}
+		closeFile(ruleset)
 		return Launch{}, err
 	}
-	return l.withLimits(p.Limits, cg, limitWarning)
+	l, err = l.withLimits(p.Limits, cg, limitWarning)
+	if ruleset != nil {
+		l.Files = append(l.Files, ruleset)
+		l.ruleset = ruleset
+	}
+	return l, err
+}
+
+// closeFile closes f unless it is nil.
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // nsFix says how to get working namespaces.
@@ -363,9 +390,6 @@ func absAll(what string, dirs []string) ([]string, error) {
 	return out, nil
 }
 
-// childFail reports a failure in the re-executed child and exits; it
-// never returns.
-func childFail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "rein sandbox: "+format+"\n", args...)
-	os.Exit(childExitCode)
-}
+// childFail reports a failure of the supervisor and exits; it never
+// returns.
+func childFail(format string, args ...any) { child.Fail(format, args...) }

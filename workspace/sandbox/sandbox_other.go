@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 // selfExe is unused where Landlock does not exist.
@@ -28,3 +29,6 @@ func prepareNamespaces(Policy, childConfig, string, string, []string, int) (Laun
 
 // exeFD is the descriptor of the binary bubblewrap starts (Linux only).
 const exeFD = 3
+
+// newRuleset: Landlock is a Linux feature.
+func newRuleset(childConfig) (*os.File, uint32, error) { return nil, 0, nil }

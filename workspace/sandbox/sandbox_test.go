@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"os/exec"
 	"runtime"
@@ -77,7 +78,7 @@ func TestPrepare(t *testing.T) {
 			t.Errorf("auto with namespaces, without landlock: %+v, %v", l, err)
 		}
 		l, err = prep(Policy{Mode: Auto, Probe: have, Namespaces: ns, Writable: []string{"/w"}, Dir: "/w"}, argv)
-		if err != nil || !l.Sandboxed || l.Isolation != IsolationFull || l.Path != "/usr/bin/bwrap" || len(l.Files) != 1+cgroupFiles(l) {
+		if err != nil || !l.Sandboxed || l.Isolation != IsolationFull || l.Path != "/usr/bin/bwrap" || len(l.Files) != 1+cgroupFiles(l)+rulesetFiles(l) {
 			t.Fatalf("auto with both: %+v, %v", l, err)
 		}
 		want := []string{"--", "/proc/self/fd/3", bash, "bash", "-c", "true"}
@@ -108,8 +109,20 @@ func TestPrepare(t *testing.T) {
 		if diff := cmp.Diff([]string{"rein-sandbox", bash, "bash", "-c", "true"}, l.Args); diff != "" {
 			t.Errorf("args (-want +got):\n%s", diff)
 		}
-		if len(l.Env) != 1 || !strings.HasPrefix(l.Env[0], envMarker+`={"mode":"auto","rw":["/w"]`) {
-			t.Errorf("env = %q", l.Env)
+		// The marker carries what the child applies; the ruleset (built
+		// here, with the writable directories in it) is the last file.
+		var got childConfig
+		if len(l.Env) != 1 || !strings.HasPrefix(l.Env[0], envMarker+"=") {
+			t.Fatalf("env = %q", l.Env)
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(l.Env[0], envMarker+"=")), &got.Config); err != nil {
+			t.Fatalf("marker: %v", err)
+		}
+		if want := 3 + len(l.Files) - 1; l.ruleset != nil && (got.RulesetFD != want || l.Files[len(l.Files)-1] != l.ruleset) {
+			t.Errorf("ruleset_fd = %d, want %d, the last of %d files", got.RulesetFD, want, len(l.Files))
+		}
+		if l.ruleset == nil && got.RulesetFD != 0 {
+			t.Errorf("ruleset_fd = %d without a ruleset", got.RulesetFD)
 		}
 	}
 	if _, err := Prepare(Policy{Mode: "sometimes"}, argv); err == nil {
@@ -121,6 +134,14 @@ func TestPrepare(t *testing.T) {
 	if _, err := Prepare(Policy{Mode: Off}, []string{"no-such-binary-rein-test"}); err == nil {
 		t.Error("a missing binary was accepted")
 	}
+}
+
+// rulesetFiles counts the descriptor the Landlock ruleset adds to Files.
+func rulesetFiles(l Launch) int {
+	if l.ruleset == nil {
+		return 0
+	}
+	return 1
 }
 
 // cgroupFiles counts the descriptors the command's cgroup adds to Files.
