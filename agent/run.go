@@ -93,6 +93,7 @@ type RunOptions struct {
 func (a *Agent) RunWith(ctx context.Context, c *Conversation, input string, opts RunOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		r := newRun(a, ctx, c, yield, opts)
+		defer r.workers.Close() // after the cancel: no goroutine outlives Run
 		defer r.cancel(nil)
 		r.loop(input)
 	}
@@ -138,6 +139,10 @@ type run struct {
 	// fixedTokens is the raw estimate of what every request carries besides
 	// the history: system prompt, instructions and tool specs.
 	fixedTokens int
+
+	// workers are the goroutines the run's tool calls run on, reused
+	// from call to call and ended with the run.
+	workers tool.Workers
 
 	// req, builder and streamErr serve the current model call; they live
 	// here so a call does not allocate them afresh.

@@ -327,7 +327,7 @@ func (r *run) execute(states []callState) {
 	if len(idx) == 0 {
 		return
 	}
-	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes}
+	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes, Workers: &r.workers}
 	levels := [][]int{nil}
 	if len(idx) > 1 {
 		acc := make([]access, len(idx))
@@ -393,7 +393,9 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	if r.ctx.Err() != nil || ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx = tool.WithCall(ctx, st.call.ID, st.key)
+	// The call's identity rides in the context Invoke makes for the call
+	// (one allocation fewer than tool.WithCall here).
+	opts.CallID, opts.IdempotencyKey = st.call.ID, st.key
 	if l := r.a.cfg.Logger; l != nil {
 		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}
@@ -411,6 +413,9 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
 	st.structured = res.Structured
 	st.finish = res.Finish
+	if r.a.cfg.Steering != nil {
+		ctx = tool.WithCall(ctx, st.call.ID, st.key) // as the tool saw it
+	}
 	r.postToolUse(ctx, st) // PostToolUse steering, before the result is journaled
 	if r.a.cfg.Journal != nil {
 		// Journal the result now, not when the whole turn is done: if
