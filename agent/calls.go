@@ -53,8 +53,8 @@ type callState struct {
 // (model APIs reject them on the next request) with the problem noted for
 // the call's result. It returns the message and the calls' states in order.
 // It rewrites the message's own parts, which the model.Builder created
-// fresh for this response.
-func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) {
+// fresh for this response. The states come from arrays.
+func sanitizeAssistant(msg model.Message, ids IDs, arrays *turnArrays) (model.Message, []callState) {
 	n := 0
 	for _, p := range msg.Parts {
 		if p.Kind == model.PartToolCall && p.ToolCall != nil {
@@ -64,7 +64,7 @@ func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) 
 	if n == 0 {
 		return msg, nil
 	}
-	states := make([]callState, 0, n)
+	states := arrays.states.take(n)[:0]
 	var seen map[string]bool
 	if n > 1 {
 		seen = make(map[string]bool, n)

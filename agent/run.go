@@ -140,6 +140,8 @@ type run struct {
 	// the history: system prompt, instructions and tool specs.
 	fixedTokens int
 
+	// arrays hands out the arrays of the run's turns (arena.go).
+	arrays turnArrays
 	// workers are the goroutines the run's tool calls run on, reused
 	// from call to call and ended with the run.
 	workers tool.Workers
@@ -391,7 +393,7 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	if resp.StopReason == model.StopContentFilter {
 		return r.contentFiltered(resp.Message)
 	}
-	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
+	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs, &r.arrays)
 	if len(msg.Parts) == 0 {
 		// An empty answer is not recorded: providers reject empty
 		// assistant messages on the next call.

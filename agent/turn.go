@@ -44,20 +44,6 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	return r.afterTurn(states, text, stopErr)
 }
 
-// toolMessageArrays returns the arrays of a tool message of n results,
-// whose parts will point into results: one allocation for the usual turn
-// of a single call, two otherwise.
-func toolMessageArrays(n int) ([]model.ToolResult, []model.Part) {
-	if n == 1 {
-		one := new(struct {
-			result [1]model.ToolResult
-			part   [1]model.Part
-		})
-		return one.result[:], one.part[:]
-	}
-	return make([]model.ToolResult, n), make([]model.Part, n)
-}
-
 // closeTurn records the tool message: every call without a result (never
 // decided or never run because the run is ending) gets an interrupted one,
 // so the history stays valid for a resume. Then it reports the results and
@@ -65,7 +51,7 @@ func toolMessageArrays(n int) ([]model.ToolResult, []model.Part) {
 // It returns stopErr, or the first reporting error.
 func (r *run) closeTurn(states []callState, stopErr error) error {
 	interrupted := ""
-	results, parts := toolMessageArrays(len(states))
+	results, parts := r.arrays.results.take(len(states)), r.arrays.parts.take(len(states))
 	msg := model.Message{Role: model.RoleTool, Parts: parts}
 	for i := range states {
 		st := &states[i]
