@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -18,8 +19,9 @@ type callState struct {
 	// in memory the turn already has, rather than allocated per call.
 	decision Decision
 	// canon is the canonical form of the arguments (RFC 8785), the repeat
-	// guard's notion of "same arguments".
-	canon string
+	// guard's notion of "same arguments": often call.Args itself (see
+	// isCanonical), so it is read-only, like the arguments.
+	canon []byte
 	// problem, when set, says why the arguments cannot be used; the call
 	// is refused with it.
 	problem string
@@ -51,8 +53,8 @@ type callState struct {
 // (model APIs reject them on the next request) with the problem noted for
 // the call's result. It returns the message and the calls' states in order.
 // It rewrites the message's own parts, which the model.Builder created
-// fresh for this response.
-func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) {
+// fresh for this response. The states come from arrays.
+func sanitizeAssistant(msg model.Message, ids IDs, arrays *turnArrays) (model.Message, []callState) {
 	n := 0
 	for _, p := range msg.Parts {
 		if p.Kind == model.PartToolCall && p.ToolCall != nil {
@@ -62,7 +64,7 @@ func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) 
 	if n == 0 {
 		return msg, nil
 	}
-	states := make([]callState, 0, n)
+	states := arrays.states.take(n)[:0]
 	var seen map[string]bool
 	if n > 1 {
 		seen = make(map[string]bool, n)
@@ -88,22 +90,30 @@ func sanitizeAssistant(msg model.Message, ids IDs) (model.Message, []callState) 
 	return msg, states
 }
 
-// canonicalArgs returns the canonical JSON of args, or why they are not a
-// usable JSON object. Duplicate member names are refused: a policy and a
-// tool could read different values from them.
-func canonicalArgs(args []byte) (string, string) {
+// emptyObject is the canonical form of no arguments. It is shared: no one
+// writes to a canon.
+var emptyObject = []byte(`{}`)
+
+// canonicalArgs returns the canonical JSON of args — args itself when it
+// is canonical already — or why they are not a usable JSON object.
+// Duplicate member names are refused: a policy and a tool could read
+// different values from them.
+func canonicalArgs(args []byte) ([]byte, string) {
 	switch string(args) {
 	case "", "{}":
-		return "{}", ""
+		return emptyObject, ""
+	}
+	if isCanonical(args) {
+		return args, ""
 	}
 	v := jsontext.Value(slices.Clone(args))
 	if err := v.Canonicalize(); err != nil {
-		return "", "the arguments are not valid JSON (" + err.Error() + "); call the tool again with a JSON object"
+		return nil, "the arguments are not valid JSON (" + err.Error() + "); call the tool again with a JSON object"
 	}
 	if len(v) == 0 || v[0] != '{' {
-		return "", "the arguments must be a JSON object, not " + kindName(v) + "; call the tool again with a JSON object"
+		return nil, "the arguments must be a JSON object, not " + kindName(v) + "; call the tool again with a JSON object"
 	}
-	return string(v), ""
+	return v, ""
 }
 
 // kindName names the kind of a valid JSON value for the model.
@@ -128,7 +138,10 @@ func kindName(v jsontext.Value) string {
 // are compared with their volatile parts (durations, timestamps) masked, so
 // a command that fails the same way in 8ms and then in 20ms still counts.
 type repeatGuard struct {
-	name, canon, content string
+	name, content string
+	// canon is a copy of the last call's canonical arguments, in a buffer
+	// reused from call to call.
+	canon []byte
 	// masked is content with maskVolatile applied, computed only when a
 	// later result needs the comparison.
 	masked    string
@@ -140,11 +153,11 @@ type repeatGuard struct {
 // observe records one finished call in call order and reports whether it
 // made limit identical calls in a row.
 func (g *repeatGuard) observe(st *callState, limit int) bool {
-	if g.count > 0 && st.call.Name == g.name && st.canon == g.canon &&
+	if g.count > 0 && st.call.Name == g.name && bytes.Equal(st.canon, g.canon) &&
 		st.result.IsError == g.isError && g.sameResult(st.result.Content) {
 		g.count++
 	} else {
-		*g = repeatGuard{name: st.call.Name, canon: st.canon, content: st.result.Content,
+		*g = repeatGuard{name: st.call.Name, canon: append(g.canon[:0], st.canon...), content: st.result.Content,
 			isError: st.result.IsError, count: 1}
 	}
 	return g.count >= limit

@@ -93,6 +93,7 @@ type RunOptions struct {
 func (a *Agent) RunWith(ctx context.Context, c *Conversation, input string, opts RunOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		r := newRun(a, ctx, c, yield, opts)
+		defer r.workers.Close() // after the cancel: no goroutine outlives Run
 		defer r.cancel(nil)
 		r.loop(input)
 	}
@@ -138,6 +139,12 @@ type run struct {
 	// fixedTokens is the raw estimate of what every request carries besides
 	// the history: system prompt, instructions and tool specs.
 	fixedTokens int
+
+	// arrays hands out the arrays of the run's turns (arena.go).
+	arrays turnArrays
+	// workers are the goroutines the run's tool calls run on, reused
+	// from call to call and ended with the run.
+	workers tool.Workers
 
 	// req, builder and streamErr serve the current model call; they live
 	// here so a call does not allocate them afresh.
@@ -386,7 +393,7 @@ func (r *run) step1() (kind OutcomeKind, err error, stop bool) {
 	if resp.StopReason == model.StopContentFilter {
 		return r.contentFiltered(resp.Message)
 	}
-	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs)
+	msg, states := sanitizeAssistant(resp.Message, r.a.cfg.IDs, &r.arrays)
 	if len(msg.Parts) == 0 {
 		// An empty answer is not recorded: providers reject empty
 		// assistant messages on the next call.

@@ -177,14 +177,17 @@ func (r *run) updateInput(st *callState, v SteerVerdict) {
 	if len(v.UpdatedInput) == 0 {
 		return
 	}
-	canon, problem := canonicalArgs(v.UpdatedInput)
+	// The copy first: the canonical form may be the arguments themselves,
+	// which must not be the hook's to change.
+	args := bytes.Clone(v.UpdatedInput)
+	canon, problem := canonicalArgs(args)
 	if problem != "" {
 		r.a.diag().Warn("a PreToolUse hook returned updated input that is not a JSON object; it is ignored",
 			"tool", st.call.Name, "call_id", st.call.ID, "problem", problem)
 		return
 	}
 	st.original = st.call.Args
-	st.call.Args = bytes.Clone(v.UpdatedInput)
+	st.call.Args = args
 	st.canon, st.updated = canon, true
 }
 

@@ -44,20 +44,6 @@ func (r *run) toolTurn(states []callState, text string) (OutcomeKind, error, boo
 	return r.afterTurn(states, text, stopErr)
 }
 
-// toolMessageArrays returns the arrays of a tool message of n results,
-// whose parts will point into results: one allocation for the usual turn
-// of a single call, two otherwise.
-func toolMessageArrays(n int) ([]model.ToolResult, []model.Part) {
-	if n == 1 {
-		one := new(struct {
-			result [1]model.ToolResult
-			part   [1]model.Part
-		})
-		return one.result[:], one.part[:]
-	}
-	return make([]model.ToolResult, n), make([]model.Part, n)
-}
-
 // closeTurn records the tool message: every call without a result (never
 // decided or never run because the run is ending) gets an interrupted one,
 // so the history stays valid for a resume. Then it reports the results and
@@ -65,7 +51,7 @@ func toolMessageArrays(n int) ([]model.ToolResult, []model.Part) {
 // It returns stopErr, or the first reporting error.
 func (r *run) closeTurn(states []callState, stopErr error) error {
 	interrupted := ""
-	results, parts := toolMessageArrays(len(states))
+	results, parts := r.arrays.results.take(len(states)), r.arrays.parts.take(len(states))
 	msg := model.Message{Role: model.RoleTool, Parts: parts}
 	for i := range states {
 		st := &states[i]
@@ -327,7 +313,7 @@ func (r *run) execute(states []callState) {
 	if len(idx) == 0 {
 		return
 	}
-	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes}
+	opts := tool.InvokeOptions{Timeout: r.a.cfg.ToolTimeout, MaxResultBytes: r.a.cfg.MaxResultBytes, Workers: &r.workers}
 	levels := [][]int{nil}
 	if len(idx) > 1 {
 		acc := make([]access, len(idx))
@@ -393,7 +379,9 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	if r.ctx.Err() != nil || ctx.Err() != nil {
 		return // recorded as interrupted by toolTurn
 	}
-	ctx = tool.WithCall(ctx, st.call.ID, st.key)
+	// The call's identity rides in the context Invoke makes for the call
+	// (one allocation fewer than tool.WithCall here).
+	opts.CallID, opts.IdempotencyKey = st.call.ID, st.key
 	if l := r.a.cfg.Logger; l != nil {
 		ctx = tool.WithLogger(ctx, l.With("call_id", st.call.ID, "tool", st.call.Name))
 	}
@@ -411,6 +399,9 @@ func (r *run) invoke(ctx context.Context, st *callState, opts tool.InvokeOptions
 	st.result = model.ToolResult{CallID: st.call.ID, Name: st.call.Name, Content: res.Content, IsError: res.IsError}
 	st.structured = res.Structured
 	st.finish = res.Finish
+	if r.a.cfg.Steering != nil {
+		ctx = tool.WithCall(ctx, st.call.ID, st.key) // as the tool saw it
+	}
 	r.postToolUse(ctx, st) // PostToolUse steering, before the result is journaled
 	if r.a.cfg.Journal != nil {
 		// Journal the result now, not when the whole turn is done: if

@@ -79,7 +79,7 @@ func TestRepeatGuardSeesStuckCommand(t *testing.T) {
 func TestRepeatGuardKeepsRealChanges(t *testing.T) {
 	var g repeatGuard
 	for i, content := range []string{"exit code 1 (8ms)\n3 failed", "exit code 1 (20ms)\n2 failed", "exit code 1 (9ms)\n2 failed", "exit code 1 (1.5s)\n2 failed"} {
-		st := &callState{call: call("x", "run_command", `{}`), canon: "{}"}
+		st := &callState{call: call("x", "run_command", `{}`), canon: []byte("{}")}
 		st.result.Content = content
 		if got, want := g.observe(st, 3), i == 3; got != want {
 			t.Errorf("observe #%d (%q) = %v, want %v", i+1, content, got, want)

@@ -3,6 +3,8 @@ package model
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestBuilderLongTextIsLinear: a long answer streamed in small deltas is
@@ -77,5 +79,41 @@ func TestBuilderTake(t *testing.T) {
 	b.Add(Event{Kind: EventTextDelta, Text: "next"})
 	if got.Message.Parts[0].Text != "ab" {
 		t.Fatal("the next stream changed the taken response")
+	}
+}
+
+// TestBuilderToolCallsAreCopies: every tool-call part holds its own copy
+// of the provider's ToolCall, in order, whether it is the answer's only
+// part (one allocation for part and copy) or one of several.
+func TestBuilderToolCallsAreCopies(t *testing.T) {
+	for _, lead := range [][]Event{nil, {{Kind: EventTextDelta, Text: "let me look"}}} {
+		var b Builder
+		for _, ev := range lead {
+			b.Add(ev)
+		}
+		shared := &ToolCall{ID: "c1", Name: "a", Args: []byte(`{"n":1}`)}
+		b.Add(Event{Kind: EventToolCall, ToolCall: shared})
+		shared.ID, shared.Name = "c2", "b" // a provider reusing its value
+		b.Add(Event{Kind: EventToolCall, ToolCall: shared})
+		got := b.Take().Message
+		var ids []string
+		for _, p := range got.Parts[len(lead):] {
+			if p.Kind != PartToolCall || p.ToolCall == nil || p.ToolCall == shared {
+				t.Fatalf("part %+v is not a tool call of its own", p)
+			}
+			ids = append(ids, p.ToolCall.ID+"/"+p.ToolCall.Name)
+		}
+		if diff := cmp.Diff([]string{"c1/a", "c2/b"}, ids); diff != "" {
+			t.Errorf("after %d leading parts, calls (-want +got):\n%s", len(lead), diff)
+		}
+	}
+	c := &ToolCall{ID: "c1", Name: "a"}
+	allocs := testing.AllocsPerRun(100, func() {
+		var b Builder
+		b.Add(Event{Kind: EventToolCall, ToolCall: c})
+		_ = b.Take()
+	})
+	if allocs != 1 {
+		t.Errorf("a lone tool call took %.0f allocations; want 1", allocs)
 	}
 }

@@ -120,7 +120,7 @@ func (b *Builder) Add(ev Event) {
 		b.closeReasoning(len(b.parts) - 1)
 	case EventToolCall:
 		if ev.ToolCall != nil {
-			b.parts = append(b.parts, ToolCallPart(*ev.ToolCall))
+			b.addToolCall(ev.ToolCall)
 		}
 	case EventUsage:
 		if ev.Usage != nil {
@@ -133,6 +133,24 @@ func (b *Builder) Add(ev Event) {
 		// Advisory: the complete EventToolCall follows and becomes the
 		// part.
 	}
+}
+
+// addToolCall adds a part holding a copy of c: the part must not share the
+// provider's ToolCall, which it may yield again. The usual answer that
+// calls a tool is that one call alone, whose part and copy then take one
+// allocation rather than two.
+func (b *Builder) addToolCall(c *ToolCall) {
+	if b.parts == nil {
+		one := new(struct {
+			part [1]Part
+			call ToolCall
+		})
+		one.call = *c
+		one.part[0] = Part{Kind: PartToolCall, ToolCall: &one.call}
+		b.parts = one.part[:]
+		return
+	}
+	b.parts = append(b.parts, ToolCallPart(*c))
 }
 
 func (b *Builder) reasoningClosed(i int) bool { return b.closedAt == i+1 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,13 @@ type InvokeOptions struct {
 	// can be logged; the model only ever sees the value. It is called on
 	// the tool's goroutine and must not block for long.
 	OnPanic func(name string, v any, stack []byte)
+	// CallID, when not empty, and IdempotencyKey, when not empty, are
+	// carried by the call's context as WithCall carries them — without
+	// the allocation WithCall makes, for a caller that invokes many calls.
+	CallID, IdempotencyKey string
+	// Workers, when set, runs the call on one of its goroutines instead
+	// of a fresh one (see Workers).
+	Workers *Workers
 }
 
 // Invoke calls t with args under the harness's guards and always returns a
@@ -49,7 +57,7 @@ func Invoke(ctx context.Context, t Tool, args json.RawMessage, opts InvokeOption
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxResultBytes
 	}
-	res := invoke(ctx, t, spec, args, effectiveTimeout(t, opts.Timeout), opts.OnPanic)
+	res := invoke(ctx, t, spec, args, effectiveTimeout(t, opts.Timeout), &opts)
 	capResult(res, maxBytes)
 	return res
 }
@@ -70,19 +78,32 @@ type caller interface {
 	// call runs it; fresh reports that res was allocated by this call
 	// and no one else holds it, so Invoke need not copy it.
 	call(ctx context.Context) (res *Result, fresh bool, err error)
-	// slot is where the call goroutine leaves its outcome.
-	slot() *outcome
+	// slot is where the call's context and outcome live.
+	slot() *callSlot
 }
 
-// outcomeSlot is embedded in every caller: the outcome then lives in the
-// allocation the call already makes.
-type outcomeSlot struct{ o outcome }
+// callSlot is embedded in every caller: the call's context and outcome
+// then live in the allocation the call already makes.
+type callSlot struct {
+	o outcome
+	// state settles who owns the outcome: the goroutine that ran the
+	// call announces it (slotFinished), or Invoke gave up waiting
+	// (slotAbandoned) and no one will read it.
+	state atomic.Uint32
+	ctx   callCtx
+}
 
-func (s *outcomeSlot) slot() *outcome { return &s.o }
+const (
+	slotRunning = iota
+	slotFinished
+	slotAbandoned
+)
+
+func (s *callSlot) slot() *callSlot { return s }
 
 // plainCall is a Tool's own Call.
 type plainCall struct {
-	outcomeSlot
+	callSlot
 	t    Tool
 	args json.RawMessage
 }
@@ -92,14 +113,11 @@ func (c *plainCall) call(ctx context.Context) (*Result, bool, error) {
 	return res, false, err
 }
 
-func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeout time.Duration, onPanic func(string, any, []byte)) *Result {
-	name := spec.Name
+func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeout time.Duration, opts *InvokeOptions) *Result {
+	name, onPanic := spec.Name, opts.OnPanic
 	if err := ctx.Err(); err != nil {
 		return ErrorResult("tool %q was not run: %v", name, err)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	var call caller
 	if p, ok := t.(preparer); ok {
 		run, early, pv := safePrepare(p, args, name, onPanic)
@@ -114,44 +132,100 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	} else {
 		call = &plainCall{t: t, args: args}
 	}
-
-	// The outcome is written into the call's own slot and announced on
-	// done (with no element: one allocation, not two). Buffered so an
-	// abandoned call can still deliver and exit; its slot is then read by
-	// no one.
-	done := make(chan struct{}, 1)
-	var o outcome
+	slot := call.slot()
+	cc := &slot.ctx
+	cc.parent, cc.id, cc.hasID, cc.key = ctx, opts.CallID, opts.CallID != "", opts.IdempotencyKey
+	cc.deadline = time.Now().Add(timeout)
+	// Like context.WithDeadline: an earlier deadline of the caller's is
+	// the call's, and the caller's context reports it when it passes.
+	own := true
+	if d, ok := ctx.Deadline(); ok && d.Before(cc.deadline) {
+		cc.deadline, own = d, false
+	}
 	if _, ok := t.(Inline); ok {
 		// The tool's own engine bounds the call; a goroutine here would
 		// take it off the coroutine that engine schedules.
-		runCall(ctx, call, name, onPanic, done)
-		<-done
-		o = *call.slot()
+		if opts.CallID != "" {
+			ctx = WithCall(ctx, opts.CallID, opts.IdempotencyKey)
+		}
+		runCall(ctx, call, name, onPanic, make(chan struct{}, 1))
+		return settle(ctx, spec, timeout, slot.o, slot.o.failed() && cc.expired(ctx))
+	}
+	defer cc.cancel(context.Canceled, true) // as WithTimeout's cancel: the call is over
+
+	var done chan struct{}
+	var wk *worker
+	if opts.Workers != nil {
+		wk = opts.Workers.get()
+		done = wk.done
+		wk.jobs <- job{ctx: cc, call: call, name: name, onPanic: onPanic}
 	} else {
-		go runCall(callCtx, call, name, onPanic, done)
-		select {
-		case <-done:
-			o = *call.slot()
-		case <-callCtx.Done():
-			select {
-			case <-done: // finished at the same moment: keep its result
-				o = *call.slot()
-			default:
-				return interrupted(ctx, spec, timeout)
-			}
+		done = make(chan struct{}, 1)
+		go runCall(cc, call, name, onPanic, done)
+	}
+	if !wait(ctx, cc, slot, done, wk, timeout, own) {
+		return interrupted(ctx, spec, timeout)
+	}
+	if wk != nil && !slot.o.exited {
+		opts.Workers.put(wk) // Goexit ended its goroutine
+	}
+	return settle(ctx, spec, timeout, slot.o, slot.o.failed() && cc.expired(ctx))
+}
+
+// wait waits for the call's outcome, its deadline (own: on a timer, the
+// worker's if wk is set) or the caller's cancellation, and ends cc for
+// the latter two. It reports whether the outcome arrived; false means the
+// call was given up.
+func wait(ctx context.Context, cc *callCtx, slot *callSlot, done <-chan struct{}, wk *worker, timeout time.Duration, own bool) bool {
+	var tick <-chan time.Time
+	received := false
+	if own {
+		if wk != nil {
+			tick = wk.timer(timeout).C
+			defer func() { wk.stopTimer(received) }()
+		} else {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			tick = t.C
 		}
 	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		cc.cancel(ctx.Err(), false)
+	case <-tick: // nil, never ready, when the caller's deadline comes first
+		received = true
+		cc.cancel(context.DeadlineExceeded, true)
+	}
+	if slot.state.CompareAndSwap(slotRunning, slotAbandoned) {
+		return false
+	}
+	<-done // finished at the same moment: keep its result
+	return true
+}
+
+// failed reports an outcome that is a failure the tool reported.
+func (o *outcome) failed() bool { return o.err != nil || (o.res != nil && o.res.IsError) }
+
+// expired reports whether the call's time is up or the caller cancelled:
+// a failure then is reported as that cause, not as the tool's echo of
+// ctx.Err().
+func (c *callCtx) expired(parent context.Context) bool {
+	return c.Err() != nil || parent.Err() != nil || !time.Now().Before(c.deadline)
+}
+
+// settle turns an outcome into the caller's result; cut says the call's
+// deadline or the caller's cancellation came first.
+func settle(ctx context.Context, spec Spec, timeout time.Duration, o outcome, cut bool) *Result {
+	name := spec.Name
 	switch {
 	case o.panicked:
 		return ErrorResult("tool %q panicked: %s", name, clip(fmt.Sprint(o.value), 1024))
 	case o.exited:
 		return ErrorResult("tool %q stopped without returning a result", name)
-	case o.err != nil || (o.res != nil && o.res.IsError):
-		// A failure that follows our deadline or the caller's cancellation
-		// is reported as that cause, not as the tool's echo of ctx.Err().
-		if callCtx.Err() != nil {
-			return interrupted(ctx, spec, timeout)
-		}
+	case cut:
+		return interrupted(ctx, spec, timeout)
 	}
 	if o.err != nil {
 		msg := o.err.Error()
@@ -170,9 +244,10 @@ func invoke(ctx context.Context, t Tool, spec Spec, args json.RawMessage, timeou
 	return &r
 }
 
-// runCall runs one call on its own goroutine, turning panics and Goexit
-// into an outcome.
-func runCall(ctx context.Context, call caller, name string, onPanic func(string, any, []byte), done chan<- struct{}) {
+// runCall runs one call, turning panics and Goexit into an outcome, which
+// it announces on done unless Invoke gave the call up; it reports whether
+// it announced it.
+func runCall(ctx context.Context, call caller, name string, onPanic func(string, any, []byte), done chan<- struct{}) (announced bool) {
 	slot := call.slot()
 	returned := false
 	defer func() {
@@ -181,20 +256,28 @@ func runCall(ctx context.Context, call caller, name string, onPanic func(string,
 		}
 		v := recover()
 		if v == nil {
-			*slot = outcome{exited: true}
-			done <- struct{}{}
-			return
+			slot.o = outcome{exited: true}
+		} else {
+			if onPanic != nil {
+				reportPanic(onPanic, name, v, debug.Stack())
+			}
+			slot.o = outcome{panicked: true, value: v}
 		}
-		if onPanic != nil {
-			reportPanic(onPanic, name, v, debug.Stack())
-		}
-		*slot = outcome{panicked: true, value: v}
-		done <- struct{}{}
+		announced = slot.announce(done)
 	}()
 	res, fresh, err := call.call(ctx)
 	returned = true
-	*slot = outcome{res: res, err: err, fresh: fresh}
+	slot.o = outcome{res: res, err: err, fresh: fresh}
+	return slot.announce(done)
+}
+
+// announce hands the outcome to Invoke, unless Invoke gave up on it.
+func (s *callSlot) announce(done chan<- struct{}) bool {
+	if !s.state.CompareAndSwap(slotRunning, slotFinished) {
+		return false
+	}
 	done <- struct{}{}
+	return true
 }
 
 // Inline is implemented by tools that Invoke must call on the caller's

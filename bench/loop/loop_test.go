@@ -1,8 +1,11 @@
 package loop
 
 import (
+	"flag"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 )
 
 var impls = []impl{
@@ -61,10 +64,45 @@ func BenchmarkLoop(b *testing.B) {
 					b.StopTimer()
 					perCall := float64(k + 1)
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/perCall, "ns/model-call")
+					if *cpuPass {
+						b.ReportMetric(cpuPerRun(b, s, r)/perCall, "cpu-ns/model-call")
+					}
 					// benchtab divides allocs/op and B/op by this.
 					b.ReportMetric(perCall, "model-calls/op")
 				})
 			}
 		}
 	}
+}
+
+// cpuPass adds a second, untimed pass to BenchmarkLoop that measures the
+// CPU time of the runs alone (go test ./loop -bench Loop -cpu-pass). On
+// a shared machine CPU time moves much less than wall time when other
+// processes take the cores, so ratios of it are steadier.
+var cpuPass = flag.Bool("cpu-pass", false, "also report cpu-ns/model-call from an untimed second pass")
+
+// cpuPerRun runs b.N more runs off the clock and returns the process's
+// CPU time per run (GC included), read around each run alone: the
+// benchmark's own StopTimer and StartTimer stop the world to read memory
+// statistics, which must not count.
+func cpuPerRun(b *testing.B, s *script, r loopRunner) float64 {
+	var cpu time.Duration
+	for range b.N {
+		s.reset()
+		r.prepare(b)
+		start := processCPU()
+		r.run(b)
+		cpu += processCPU() - start
+	}
+	return float64(cpu.Nanoseconds()) / float64(b.N)
+}
+
+// processCPU is the CPU time the process has used so far, user and
+// system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

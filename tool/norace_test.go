@@ -1,0 +1,5 @@
+//go:build !race
+
+package tool
+
+const raceEnabled = false
