@@ -71,68 +71,92 @@ func turnEvents(i int) []agent.Event {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	dbPath    string
-	sessionID string
-	wantMsgs  int
-	buildErr  error
-)
+// sizes are the session lengths measured; the goal is for the largest.
+var sizes = []int{1000, 10000, events}
 
-// fixture writes the 100,000-event session once per process.
-func fixture(tb testing.TB) (db, id string, msgs int) {
-	tb.Helper()
-	buildOnce.Do(func() { buildErr = build() })
-	if buildErr != nil {
-		tb.Fatal(buildErr)
-	}
-	return dbPath, sessionID, wantMsgs
+// fixtureKey names one fixture: a session of n events, journaled with
+// the default checkpoints or with none (the replay of every event that
+// resuming was before checkpoints).
+type fixtureKey struct {
+	n          int
+	checkpoint bool
 }
 
-func build() error {
+type built struct {
+	db, id string
+	msgs   int
+	err    error
+}
+
+var (
+	fixturesMu sync.Mutex
+	fixtures   = map[fixtureKey]*built{}
+)
+
+// fixture writes the session of k once per process.
+func fixture(tb testing.TB, k fixtureKey) (db, id string, msgs int) {
+	tb.Helper()
+	fixturesMu.Lock()
+	defer fixturesMu.Unlock()
+	f := fixtures[k]
+	if f == nil {
+		f = &built{}
+		f.db, f.id, f.msgs, f.err = build(k)
+		fixtures[k] = f
+	}
+	if f.err != nil {
+		tb.Fatal(f.err)
+	}
+	return f.db, f.id, f.msgs
+}
+
+func build(k fixtureKey) (db, id string, msgs int, err error) {
 	dir, err := os.MkdirTemp("", "bench-resume-")
 	if err != nil {
-		return err
+		return "", "", 0, err
 	}
-	dbPath = filepath.Join(dir, session.DatabaseFile)
+	db = filepath.Join(dir, session.DatabaseFile)
 	ctx := context.Background()
+	every := 0 // the default
+	if !k.checkpoint {
+		every = -1
+	}
 	// The fixture is closed before anything reads it: no commit needs
 	// to wait for the disk.
-	s, err := session.Open(ctx, session.Config{Path: dbPath, Sync: session.SyncUnsafeBulk})
+	s, err := session.Open(ctx, session.Config{Path: db, Sync: session.SyncUnsafeBulk, CheckpointEvery: every})
 	if err != nil {
-		return err
+		return "", "", 0, err
 	}
 	defer s.Close()
 	info, err := s.Create(ctx, session.Info{Workspace: "/w", Model: "bench"})
 	if err != nil {
-		return err
+		return "", "", 0, err
 	}
-	sessionID = info.ID
 	j, err := s.Journal(ctx, info.ID)
 	if err != nil {
-		return err
+		return "", "", 0, err
 	}
 	user := model.UserText("refactor the parser")
 	evs := []agent.Event{{Type: agent.EventSessionStarted}, {Type: agent.EventMessage, Message: &user}}
-	wantMsgs = 1
-	for i := 0; len(evs) < events; i++ {
+	msgs = 1
+	for i := 0; len(evs) < k.n; i++ {
 		evs = append(evs, turnEvents(i)...)
 	}
-	evs = evs[:events]
+	evs = evs[:k.n]
 	t0 := time.Unix(1700000000, 0)
 	for i, ev := range evs {
 		if ev.Type == agent.EventMessage && i > 1 {
-			wantMsgs++
+			msgs++
 		}
 		ev.RunID, ev.Time = info.ID, t0.Add(time.Duration(i)*time.Millisecond)
 		if err := j.Append(ctx, ev); err != nil {
-			return fmt.Errorf("append %d: %w", i, err)
+			return "", "", 0, fmt.Errorf("append %d: %w", i, err)
 		}
 	}
 	if err := j.Flush(ctx); err != nil {
-		return err
+		return "", "", 0, err
 	}
-	return j.Close()
+	return db, info.ID, msgs, j.Close()
 }
 
 // resumeOnce resumes in a child process and returns the resume's own
@@ -162,31 +186,40 @@ func resumeOnce(tb testing.TB, db, id string) (time.Duration, int, float64) {
 }
 
 // TestCorrectResume checks the resumed conversation holds every message
-// of the 100,000 events.
+// of the 100,000 events, from a checkpoint and from the events alone.
 func TestCorrectResume(t *testing.T) {
-	db, id, msgs := fixture(t)
-	_, n, _ := resumeOnce(t, db, id)
-	if n != msgs {
-		t.Fatalf("resumed %d messages, want %d", n, msgs)
+	for _, cp := range []bool{true, false} {
+		db, id, msgs := fixture(t, fixtureKey{events, cp})
+		_, n, _ := resumeOnce(t, db, id)
+		if n != msgs {
+			t.Fatalf("checkpoint %v: resumed %d messages, want %d", cp, n, msgs)
+		}
 	}
 }
 
 // BenchmarkResume reports the resume's ms/op (measured in the child,
-// without process start) and the child's peak-RSS-MB (the largest).
+// without process start) and the child's peak-RSS-MB (the largest), for
+// sessions journaled with checkpoints (impl=rein) and without
+// (impl=replay: every event replayed, as before checkpoints).
 func BenchmarkResume(b *testing.B) {
-	db, id, msgs := fixture(b)
-	b.Run(fmt.Sprintf("events=%d/impl=rein", events), func(b *testing.B) {
-		var total time.Duration
-		peak := 0.0
-		for b.Loop() {
-			d, n, rss := resumeOnce(b, db, id)
-			if n != msgs {
-				b.Fatalf("resumed %d messages, want %d", n, msgs)
-			}
-			total += d
-			peak = max(peak, rss)
+	for _, n := range sizes {
+		for _, cp := range []bool{true, false} {
+			impl := map[bool]string{true: "rein", false: "replay"}[cp]
+			b.Run(fmt.Sprintf("events=%d/impl=%s", n, impl), func(b *testing.B) {
+				db, id, msgs := fixture(b, fixtureKey{n, cp})
+				var total time.Duration
+				peak := 0.0
+				for b.Loop() {
+					d, got, rss := resumeOnce(b, db, id)
+					if got != msgs {
+						b.Fatalf("resumed %d messages, want %d", got, msgs)
+					}
+					total += d
+					peak = max(peak, rss)
+				}
+				b.ReportMetric(float64(total)/float64(time.Millisecond)/float64(b.N), "ms/op")
+				b.ReportMetric(peak, "peak-RSS-MB")
+			})
 		}
-		b.ReportMetric(float64(total)/float64(time.Millisecond)/float64(b.N), "ms/op")
-		b.ReportMetric(peak, "peak-RSS-MB")
-	})
+	}
 }
