@@ -141,15 +141,21 @@ func orEmpty[V any](m map[string]V) map[string]V {
 // written after them, and only Delete removes either): that is refused
 // like a session shorter than its head.
 func (s *SQLite) latestCheckpoint(ctx context.Context, q queryer, info Info) (*checkpoint, error) {
+	rows, err := q.QueryContext(ctx, `SELECT seq, data FROM checkpoints WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, info.ID)
+	if err != nil {
+		return nil, describe(s.path, "loading session "+info.ID, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, describe(s.path, "loading session "+info.ID, rows.Err())
+	}
 	var (
-		seq  int64
-		data []byte
+		seq int64
+		// The record is decoded before the next row, and decodeMessages
+		// copies what it keeps: RawBytes spares a copy of megabytes.
+		data sql.RawBytes
 	)
-	err := q.QueryRowContext(ctx, `SELECT seq, data FROM checkpoints WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, info.ID).Scan(&seq, &data)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil, nil
-	case err != nil:
+	if err := rows.Scan(&seq, &data); err != nil {
 		return nil, describe(s.path, "loading session "+info.ID, err)
 	}
 	ck, err := decodeCheckpoint(data, info)

@@ -86,18 +86,20 @@ func boolByte(b bool) byte {
 var errMessages = errors.New("malformed checkpoint messages")
 
 // decodeMessages decodes what encodeMessages wrote, all of data. The
-// strings share one copy of data: a resumed conversation keeps them all
-// anyway, and one allocation replaces tens of thousands.
+// strings share one copy of data, and parts, calls, results and
+// arguments come from slabs: a resumed conversation keeps them all
+// anyway, and a few hundred allocations replace a hundred thousand.
 func decodeMessages(data []byte) ([]model.Message, error) {
 	r := reader{b: data, s: string(data)}
 	n := r.count(2) // a message takes at least two bytes
 	msgs := make([]model.Message, 0, n)
+	var sl slabs
 	for i := 0; i < n && r.err == nil; i++ {
 		m := model.Message{Role: model.Role(r.str())}
 		if np, isNil := r.nslice(6); !isNil { // a part takes at least 6 bytes
-			m.Parts = make([]model.Part, np)
+			m.Parts = sl.parts(np)
 			for j := range m.Parts {
-				r.part(&m.Parts[j])
+				r.part(&m.Parts[j], &sl)
 			}
 		}
 		msgs = append(msgs, m)
@@ -109,6 +111,56 @@ func decodeMessages(data []byte) ([]model.Message, error) {
 		return nil, r.err
 	}
 	return msgs, nil
+}
+
+// slabSize is how many values a slab holds.
+const slabSize = 512
+
+// slabs hand out the values of decoded messages from shared backing
+// arrays.
+type slabs struct {
+	p    []model.Part
+	c    []model.ToolCall
+	r    []model.ToolResult
+	args []byte
+}
+
+func (s *slabs) parts(n int) []model.Part {
+	if n == 0 {
+		return []model.Part{} // empty, not nil
+	}
+	if cap(s.p)-len(s.p) < n {
+		s.p = make([]model.Part, 0, max(n, slabSize))
+	}
+	s.p = s.p[:len(s.p)+n]
+	return s.p[len(s.p)-n : len(s.p) : len(s.p)]
+}
+
+func (s *slabs) call() *model.ToolCall {
+	if len(s.c) == cap(s.c) {
+		s.c = make([]model.ToolCall, 0, slabSize)
+	}
+	s.c = s.c[:len(s.c)+1]
+	return &s.c[len(s.c)-1]
+}
+
+func (s *slabs) result() *model.ToolResult {
+	if len(s.r) == cap(s.r) {
+		s.r = make([]model.ToolResult, 0, slabSize)
+	}
+	s.r = s.r[:len(s.r)+1]
+	return &s.r[len(s.r)-1]
+}
+
+// bytes copies b into the arguments slab; the copy's capacity is its
+// length, so an append to it never writes into its neighbour.
+func (s *slabs) bytes(b []byte) []byte {
+	if cap(s.args)-len(s.args) < len(b) {
+		s.args = make([]byte, 0, max(len(b), slabSize*64))
+	}
+	start := len(s.args)
+	s.args = append(s.args, b...)
+	return s.args[start:len(s.args):len(s.args)]
 }
 
 // reader consumes a binary form; the first fault sticks in err and
@@ -206,18 +258,23 @@ func (r *reader) flag() bool {
 	return b[0] == 1
 }
 
-func (r *reader) part(p *model.Part) {
+func (r *reader) part(p *model.Part, sl *slabs) {
 	p.Kind = model.PartKind(r.str())
 	p.Text, p.Signature, p.Redacted = r.str(), r.str(), r.str()
 	if r.flag() {
-		c := &model.ToolCall{ID: r.str(), Name: r.str()}
-		v := r.uvarint()
-		if v > 0 {
-			c.Args = append([]byte{}, r.bytes(v-1)...)
+		c := sl.call()
+		c.ID, c.Name = r.str(), r.str()
+		if v := r.uvarint(); v > 0 {
+			c.Args = sl.bytes(r.bytes(v - 1))
+			if c.Args == nil { // a fault; empty is not nil
+				c.Args = []byte{}
+			}
 		}
 		p.ToolCall = c
 	}
 	if r.flag() {
-		p.ToolResult = &model.ToolResult{CallID: r.str(), Name: r.str(), Content: r.str(), IsError: r.flag()}
+		res := sl.result()
+		res.CallID, res.Name, res.Content, res.IsError = r.str(), r.str(), r.str(), r.flag()
+		p.ToolResult = res
 	}
 }
