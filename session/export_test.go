@@ -93,3 +93,22 @@ func ParseHead(data []byte) (string, int64, []byte, error) {
 func HeadLine(store string, seq int64, chain []byte) []byte {
 	return headLine(store, head{seq: seq, chain: chain})
 }
+
+// CheckpointUsed reports the event of the checkpoint Load of session id
+// would resume from, 0 for none (there is none, or it fails a check).
+func CheckpointUsed(s *SQLite, id string) (int64, error) {
+	ctx := context.Background()
+	info, err := s.Get(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	ck, err := s.latestCheckpoint(ctx, s.db, info)
+	if err != nil || ck == nil {
+		return 0, err
+	}
+	seq := ck.seq
+	if _, _, ok, err := s.fold(ctx, s.db, info, ck); !ok || err != nil {
+		return 0, err
+	}
+	return seq, nil
+}

@@ -39,6 +39,8 @@ type journal struct {
 	// lastChain its chain link (see chain.go).
 	lastSeq   int64
 	lastChain []byte
+	// checkpointed is the event of the session's newest checkpoint.
+	checkpointed int64
 	// headFile records the last durable event outside the database;
 	// nil when it could not be opened (the head check then has no
 	// evidence for this session, nothing else changes).
@@ -102,6 +104,10 @@ func (j *journal) prepare(ctx context.Context) error {
 	}
 	if j.lastSeq > 0 && len(j.lastChain) != chainSize {
 		return corruptSession(j.s.path, j.id, fmt.Sprintf("its event %d has no chain link", j.lastSeq))
+	}
+	err = j.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE session_id = ?`, j.id).Scan(&j.checkpointed)
+	if err != nil {
+		return err
 	}
 	if err := j.durable(ctx, true); err != nil {
 		return err
@@ -248,7 +254,22 @@ func (j *journal) flushLocked(ctx context.Context) error {
 		j.hasTitle = true
 	}
 	j.title, j.status, j.usage = "", "", model.Usage{}
+	j.checkpoint(ctx)
 	return nil
+}
+
+// checkpoint writes a checkpoint when CheckpointEvery events were
+// committed since the last one. A failure costs only speed — the next
+// resume replays more events — so it is not the run's error; the next
+// attempt comes CheckpointEvery events later. A store found damaged is
+// noted (SQLite.seen).
+func (j *journal) checkpoint(ctx context.Context) {
+	every := int64(j.s.cfg.CheckpointEvery)
+	if every < 0 || j.lastSeq-j.checkpointed < every {
+		return
+	}
+	j.s.seen(j.s.writeCheckpoint(ctx, j.conn, j.id, j.lastSeq, j.lastChain))
+	j.checkpointed = j.lastSeq
 }
 
 // rowInterval bounds how stale the sessions row's updated time may get

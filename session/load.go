@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -32,45 +33,98 @@ func (s *SQLite) load(ctx context.Context, id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every event is read, to verify the chain; only those that shape
-	// the conversation are decoded.
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, type, time, payload, chain FROM events
-		WHERE session_id = ? ORDER BY seq`, full)
+	b, _, err := s.replay(ctx, s.db, info)
 	if err != nil {
-		return nil, describe(s.path, "loading session "+full, err)
+		return nil, err
+	}
+	snap := b.finish()
+	snap.LastSeq = info.Events
+	return snap, nil
+}
+
+// replay rebuilds the state of session info from its newest usable
+// checkpoint and the events after it, or from every event when there is
+// none; it returns the state and the link of the last event. The events
+// it reads are verified against the chain and only those that shape the
+// conversation are decoded.
+func (s *SQLite) replay(ctx context.Context, q queryer, info Info) (*rebuilder, []byte, error) {
+	ck, err := s.latestCheckpoint(ctx, q, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ck != nil {
+		b, chain, ok, err := s.fold(ctx, q, info, ck)
+		if ok || err != nil {
+			return b, chain, err
+		}
+		// The history has no event ck.seq with ck's link: the record is
+		// not this history's. The events decide.
+	}
+	b, chain, _, err := s.fold(ctx, q, info, nil)
+	return b, chain, err
+}
+
+// fold folds the events of session info into a rebuilder: those after
+// ck, starting from its state, or all of them when ck is nil. ok is
+// false, with no error, when the session's event ck.seq does not carry
+// ck's link.
+func (s *SQLite) fold(ctx context.Context, q queryer, info Info, ck *checkpoint) (b *rebuilder, chain []byte, ok bool, err error) {
+	id := info.ID
+	from := int64(1)
+	var v chainVerifier
+	b = newRebuilder(info)
+	if ck != nil {
+		from, b = ck.seq, ck.state
+		v.seq, v.prev = ck.seq, ck.chain
+	}
+	rows, err := q.QueryContext(ctx, `SELECT seq, type, time, payload, chain FROM events
+		WHERE session_id = ? AND seq >= ? ORDER BY seq`, id, from)
+	if err != nil {
+		return nil, nil, false, describe(s.path, "loading session "+id, err)
 	}
 	defer rows.Close()
-	b := newRebuilder(info)
-	var v chainVerifier
 	for rows.Next() {
 		var (
 			seq, t int64
 			typ    sql.RawBytes
 			// RawBytes points into the driver's buffer: no copy, and
 			// decoding copies what it keeps before the next row.
-			payload, chain sql.RawBytes
+			payload, link sql.RawBytes
 		)
-		if err := rows.Scan(&seq, &typ, &t, &payload, &chain); err != nil {
-			return nil, describe(s.path, "loading session "+full, err)
+		if err := rows.Scan(&seq, &typ, &t, &payload, &link); err != nil {
+			return nil, nil, false, describe(s.path, "loading session "+id, err)
 		}
-		if problem := v.next(seq, typ, t, payload, chain); problem != "" {
-			return nil, corruptSession(s.path, full, problem)
+		if ck != nil && seq <= ck.seq {
+			// The checkpoint's own event: its link must be the one the
+			// checkpoint was taken at.
+			if seq != ck.seq || !bytes.Equal(link, ck.chain) {
+				return nil, nil, false, nil
+			}
+			ck = nil
+			continue
+		}
+		if ck != nil {
+			return nil, nil, false, nil // no event ck.seq
+		}
+		if problem := v.next(seq, typ, t, payload, link); problem != "" {
+			return nil, nil, false, corruptSession(s.path, id, problem)
 		}
 		if !stateType(string(typ)) { // compiled without a copy
 			continue
 		}
 		ev, err := decodeState(payload)
 		if err != nil {
-			return nil, corruptEvent(s.path, full, seq, err)
+			return nil, nil, false, corruptEvent(s.path, id, seq, err)
 		}
 		b.add(ev)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, describe(s.path, "loading session "+full, err)
+		return nil, nil, false, describe(s.path, "loading session "+id, err)
 	}
-	snap := b.finish()
-	snap.LastSeq = info.Events
-	return snap, nil
+	if ck != nil {
+		return nil, nil, false, nil // no event ck.seq
+	}
+	return b, v.prev, true, nil
 }
 
 // stateType reports the event types that shape a Snapshot.

@@ -62,6 +62,12 @@ type Config struct {
 	// (default 256). Events the resume logic depends on are committed at
 	// once regardless.
 	BatchSize int
+	// CheckpointEvery is how many events a journal commits between two
+	// checkpoints of the session's state (checkpoint.go), which spare a
+	// resume the replay of every event before the last one (default
+	// DefaultCheckpointEvery; negative: none). A checkpoint costs about
+	// what a resume does, on the Append that crosses the mark.
+	CheckpointEvery int
 	// StoreDeltas keeps text and reasoning deltas. They are dropped by
 	// default: the message event that follows holds the same text, and
 	// deltas would multiply the size of the store.
@@ -122,6 +128,9 @@ func Open(ctx context.Context, cfg Config) (*SQLite, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.CheckpointEvery == 0 {
+		cfg.CheckpointEvery = DefaultCheckpointEvery
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

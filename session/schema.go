@@ -61,6 +61,14 @@ var migrations = []string{
 	// migrate fills both for the events stored before.
 	`ALTER TABLE events ADD COLUMN chain BLOB;
 	CREATE TABLE store (id TEXT NOT NULL);`,
+	// 4: checkpoints of the state Load rebuilds (checkpoint.go), derived
+	// from the events and verified against their chain before use.
+	`CREATE TABLE checkpoints (
+		session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+		seq        INTEGER NOT NULL,
+		data       BLOB NOT NULL,
+		PRIMARY KEY (session_id, seq)
+	); -- not WITHOUT ROWID: a record is large`,
 }
 
 // chainVersion is the first schema version with event chains.

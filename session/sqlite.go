@@ -244,6 +244,13 @@ func (s *SQLite) Fork(ctx context.Context, id string) (string, error) {
 		if err != nil {
 			return err
 		}
+		// The copy's history is the parent's, and a checkpoint is bound
+		// to a history, not to a session: it serves the fork as well.
+		_, err = tx.ExecContext(ctx, `INSERT INTO checkpoints (session_id, seq, data)
+			SELECT ?, seq, data FROM checkpoints WHERE session_id = ?`, newID, src.ID)
+		if err != nil {
+			return err
+		}
 		return forkImages(ctx, tx, src.ID, newID)
 	})
 	if err != nil {
@@ -278,6 +285,9 @@ func (s *SQLite) Delete(ctx context.Context, id string) error {
 	os.Remove(headPath(s.path, full))
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, full); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE session_id = ?`, full); err != nil {
 			return err
 		}
 		if err := deleteImages(ctx, tx, full); err != nil {

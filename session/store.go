@@ -28,6 +28,18 @@
 // deleting sessions) are synchronous=NORMAL unless Config.Sync is
 // SyncFull.
 //
+// # Checkpoints
+//
+// Every Config.CheckpointEvery events the journal also stores a
+// checkpoint: the state Load rebuilds, as of its last event, with that
+// event's chain link and a digest (checkpoint.go). Load starts from the
+// newest checkpoint whose digest verifies and whose link is the one its
+// event carries, and replays only the events after it, verifying their
+// chain from that link; a checkpoint that fails a check is ignored and
+// every event replayed. The events stay the record: Events, export and
+// replay read them all, and Open's checks after an unclean shutdown
+// verify every chain as before.
+//
 // # Secrets
 //
 // Events are redacted (package telemetry/redact) before they are encoded:
