@@ -155,7 +155,7 @@ func (s *server) httpAttempt(ctx context.Context) (*session, *httpTrip, error) {
 
 func (s *server) sseAttempt(ctx context.Context, hc *http.Client, probe time.Duration, opts *sdk.ClientSessionOptions) (*session, error) {
 	t := &sseTransport{inner: &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxEventSize: s.m.cfg.MaxMessageBytes}, life: s.m.ctx}
-	cs, err := s.newClient(probe, nil).Connect(ctx, s.watchTasks(t), opts)
+	cs, err := s.newClient(probe, nil).Connect(ctx, t, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (s *server) httpClient() (*http.Client, *httpTrip, error) {
 		s.scrub.add(tok)
 		h.Set("Authorization", "Bearer "+tok)
 	}
-	trip := &httpTrip{base: s.m.cfg.HTTPTransport, headers: h, limit: int64(s.m.cfg.MaxMessageBytes)}
+	trip := &httpTrip{base: s.m.cfg.HTTPTransport, headers: h, limit: int64(s.m.cfg.MaxMessageBytes), notes: &s.taskWatch}
 	return &http.Client{Transport: trip}, trip, nil
 }
 
