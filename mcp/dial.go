@@ -217,7 +217,7 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = elicitHandler(s.cfg.Name, in)
 		if s.cfg.Sampling != SamplingNever {
-			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.samplingAllowed(), in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.Sampling, s.cfg.Project, in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
 		}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)
