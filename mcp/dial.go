@@ -155,7 +155,7 @@ func (s *server) httpAttempt(ctx context.Context) (*session, *httpTrip, error) {
 
 func (s *server) sseAttempt(ctx context.Context, hc *http.Client, probe time.Duration, opts *sdk.ClientSessionOptions) (*session, error) {
 	t := &sseTransport{inner: &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxEventSize: s.m.cfg.MaxMessageBytes}, life: s.m.ctx}
-	cs, err := s.newClient(probe, nil).Connect(ctx, s.watchTasks(t), opts)
+	cs, err := s.newClient(probe, nil).Connect(ctx, t, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (s *server) httpClient() (*http.Client, *httpTrip, error) {
 		s.scrub.add(tok)
 		h.Set("Authorization", "Bearer "+tok)
 	}
-	trip := &httpTrip{base: s.m.cfg.HTTPTransport, headers: h, limit: int64(s.m.cfg.MaxMessageBytes)}
+	trip := &httpTrip{base: s.m.cfg.HTTPTransport, headers: h, limit: int64(s.m.cfg.MaxMessageBytes), notes: &s.taskWatch}
 	return &http.Client{Transport: trip}, trip, nil
 }
 
@@ -217,7 +217,7 @@ func (s *server) newClient(probe time.Duration, probeTimedOut *atomic.Bool) *sdk
 		caps.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = elicitHandler(s.cfg.Name, in)
 		if s.cfg.Sampling != SamplingNever {
-			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.samplingAllowed(), in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
+			opts.CreateMessageWithToolsHandler = sampleHandler(s.cfg.Name, s.cfg.Sampling, s.cfg.Project, in) //nolint:staticcheck // sampling is deprecated in 2026-07-28 but still served
 		}
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, opts)

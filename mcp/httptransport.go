@@ -22,6 +22,7 @@ type httpTrip struct {
 	headers http.Header
 	limit   int64
 	wire    wireMethods // carries task fields past the SDK (taskwire.go)
+	notes   *taskWatch  // task status notifications seen on event streams (tasknotify.go)
 
 	mu        sync.Mutex
 	refused   int  // the first 4xx to a POST other than the discover probe

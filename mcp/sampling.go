@@ -42,9 +42,13 @@ type SamplingRequest struct {
 	// ToolChoice is "auto" (the model decides), "required" (it must use a
 	// tool) or "none" (it must not); "" when the server said nothing.
 	ToolChoice string
-	// Allowed is set when the server's sampling setting lets the request
-	// run without asking the user (SamplingAllow).
-	Allowed bool
+	// Setting is the server's sampling setting and Project whether the
+	// server comes from a workspace's configuration: inputs of the
+	// decision the Interaction makes with rein's policy
+	// (policy.Engine.DecideSampling), where "never" is a hard denial and
+	// "allow" an allow rule for the user's own servers only.
+	Setting SamplingMode
+	Project bool
 }
 
 // SamplingTool is a tool a server offers the model in a sampling request.
@@ -100,13 +104,13 @@ type SamplingToolUse struct {
 }
 
 // sampleHandler adapts an Interaction to the SDK.
-func sampleHandler(server string, allowed bool, in Interaction) func(context.Context, *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
+func sampleHandler(server string, setting SamplingMode, project bool, in Interaction) func(context.Context, *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
 	return func(ctx context.Context, req *sdk.CreateMessageWithToolsRequest) (*sdk.CreateMessageWithToolsResult, error) {
 		sr, err := decodeSampling(server, req.Params)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
-		sr.Allowed = allowed
+		sr.Setting, sr.Project = setting, project
 		resp, err := in.Sample(ctx, sr)
 		if errors.Is(err, ErrDeclined) {
 			return nil, &jsonrpc.Error{Code: codeUserRejected, Message: "the user rejected the sampling request"}

@@ -273,8 +273,9 @@ func TestSamplingWithToolsTSPeer(t *testing.T) {
 }
 
 // TestSamplingMode: sampling = "never" declares no sampling (with tools
-// otherwise), "allow" marks requests Allowed for the user's own servers
-// but not for a workspace's, and an unknown mode is refused.
+// otherwise), a request carries the server's setting and whether it is a
+// workspace's server (the policy's inputs), and an unknown mode is
+// refused.
 func TestSamplingMode(t *testing.T) {
 	if _, _, err := loadTOML(t, "[mcp_servers.w]\ncommand = \"x\"\nsampling = \"always\"\n", nil); err == nil || !strings.Contains(err.Error(), `"always" is not ask, allow or never`) {
 		t.Errorf("bad sampling mode: %v", err)
@@ -311,8 +312,8 @@ func TestSamplingMode(t *testing.T) {
 		}
 		call(t, ctx, toolByName(t, tools, "peer__plan"), `{}`)
 		in.mu.Lock()
-		if len(in.asked) == 0 || in.asked[0].Allowed == project {
-			t.Errorf("project=%v: requests %d, Allowed %v", project, len(in.asked), len(in.asked) > 0 && in.asked[0].Allowed)
+		if len(in.asked) == 0 || in.asked[0].Setting != SamplingAllow || in.asked[0].Project != project {
+			t.Errorf("project=%v: requests %+v; want the setting and the project flag passed on", project, in.asked)
 		}
 		in.mu.Unlock()
 	}

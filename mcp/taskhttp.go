@@ -66,7 +66,7 @@ func (t *httpTrip) liftBody(resp *http.Response, tracked bool) {
 		resp.Body = &liftedJSON{rc: resp.Body, wire: &t.wire}
 		resp.ContentLength = -1
 	case "text/event-stream":
-		resp.Body = &liftedSSE{rc: resp.Body, br: bufio.NewReader(resp.Body), wire: &t.wire, limit: int(t.limit)}
+		resp.Body = &liftedSSE{rc: resp.Body, br: bufio.NewReader(resp.Body), wire: &t.wire, notes: t.notes, limit: int(t.limit)}
 	}
 }
 
@@ -118,6 +118,7 @@ type liftedSSE struct {
 	rc    io.ReadCloser
 	br    *bufio.Reader
 	wire  *wireMethods
+	notes *taskWatch // nil: task status notifications are not watched
 	limit int
 
 	data      []byte // the current event's data, lines joined
@@ -194,6 +195,7 @@ func (s *liftedSSE) flush(lift bool) {
 	changed := false
 	if lift && !s.over && s.dataLines > 0 {
 		lifted, changed = liftMessage(s.wire, s.data)
+		s.notes.noteEvent(s.data)
 	}
 	if changed {
 		s.out.Write(s.fields)

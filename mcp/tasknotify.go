@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -17,10 +18,17 @@ import (
 // once instead of at its next poll. Polling stays: a server need not
 // notify, and a notification may be lost.
 //
-// Only connections rein can wrap carry them: stdio and legacy SSE. The
-// SDK's streamable HTTP connection must stay unwrapped (it implements an
-// unexported interface the session relies on), so over streamable HTTP
-// tasks are polled.
+// Where rein reads the bytes, it takes them there. Over stdio that is the
+// connection (taskNoteConn). Over both HTTP transports it is the
+// RoundTripper under the SDK (httpTrip): every event stream it hands the
+// SDK passes liftedSSE, which notes each task status event on the way
+// (noteEvent) — the Streamable HTTP standalone GET stream, where a server
+// sends notifications unrelated to a request, a POST's stream, and the
+// legacy transport's one stream alike. The SDK's Streamable HTTP
+// connection itself cannot be wrapped: it implements an unexported
+// interface the session relies on (sessionUpdated, which opens that GET
+// stream). Over HTTP the event passes on to the SDK, which ignores a
+// notification it does not know.
 
 // methodTaskStatus is the task status notification.
 const methodTaskStatus = "notifications/tasks/status"
@@ -148,7 +156,23 @@ func (c *taskNoteConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// watchTasks wraps a stdio or SSE transport for task notifications.
+// noteEvent notes the event data of an HTTP event stream if it is a task
+// status notification. Most events are not: a byte search spares them
+// the decoding. A nil watch notes nothing.
+func (w *taskWatch) noteEvent(data []byte) {
+	if w == nil || !bytes.Contains(data, []byte(methodTaskStatus)) {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok && !r.IsCall() && r.Method == methodTaskStatus {
+		w.note(r.Params)
+	}
+}
+
+// watchTasks wraps a stdio transport for task notifications.
 func (s *server) watchTasks(t sdk.Transport) sdk.Transport {
 	return &taskNoteTransport{inner: t, w: &s.taskWatch}
 }

@@ -215,6 +215,8 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 	if front != nil {
 		cycle := s.cycleMode
 		front.onMode.Store(&cycle)
+		complete := s.completePromptArg
+		front.onComplete.Store(&complete)
 	}
 	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if res := sr.Resumed(); res != nil && res.Snapshot != nil {

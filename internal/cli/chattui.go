@@ -53,6 +53,9 @@ type tuiFront struct {
 	// onMode is Shift+Tab's handler (chatSession.cycleMode), set once
 	// the session exists.
 	onMode atomic.Pointer[func()]
+	// onComplete is Tab's completer of /prompt arguments
+	// (chatSession.completePromptArg, chatcomplete.go), set likewise.
+	onComplete atomic.Pointer[func(context.Context, string) (tui.Completion, error)]
 }
 
 // newTUIFront starts the UI on the app's terminal.
@@ -69,7 +72,7 @@ func (a *App) newTUIFront(ctx context.Context, history *tui.History, commands []
 	}
 	cfg := tui.Config{
 		Emit: f.emit, Commands: commands, Paths: paths, History: history,
-		NoColor: a.Getenv("NO_COLOR") != "",
+		NoColor: a.Getenv("NO_COLOR") != "", Complete: f.complete,
 	}
 	f.prog = tui.NewProgram(cfg, a.Stdin, a.Stdout, env)
 	go func() {

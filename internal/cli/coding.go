@@ -381,7 +381,7 @@ func (h *harness) useModel(p model.Provider, m config.ModelConfig, ex *explainer
 	if name == "" {
 		name = m.Provider // the server's default model; its name is unknown
 	}
-	s := &sampler{provider: p, model: m.Model, name: name, maxTokens: m.MaxTokens, ex: ex}
+	s := &sampler{provider: p, model: m.Model, name: name, maxTokens: m.MaxTokens, ex: ex, policy: h.engine}
 	if h.console != nil {
 		h.console.useModel(s)
 	}

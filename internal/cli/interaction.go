@@ -353,6 +353,7 @@ type sampler struct {
 	// max_tokens).
 	maxTokens int
 	ex        *explainer
+	policy    *policy.Engine // decides servers' requests (samplingpolicy.go)
 }
 
 // Sample implements mcp.Interaction: it shows the request and, when the
@@ -370,9 +371,12 @@ func (c *consoleInteraction) Sample(reqCtx context.Context, req *mcp.SamplingReq
 		return nil, mcp.ErrDeclined
 	}
 	defer done()
-	if req.Allowed {
-		// sampling = "allow": the user's own configuration answers.
-		c.noteAllowedSampling(req, s)
+	switch d := s.decide(req); d.Action {
+	case policy.Allow, policy.Deny:
+		noteSamplingDecision(c.out, req, s, d)
+		if d.Action == policy.Deny {
+			return nil, mcp.ErrDeclined
+		}
 		return s.complete(ctx, req)
 	}
 	if err := c.gate.enter(ctx); err != nil {

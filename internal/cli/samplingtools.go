@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
@@ -112,22 +110,4 @@ func samplingToolUses(msg model.Message) []mcp.SamplingToolUse {
 		uses = append(uses, mcp.SamplingToolUse{ID: p.ToolCall.ID, Name: p.ToolCall.Name, Input: args})
 	}
 	return uses
-}
-
-// noteAllowedSampling says, in one line, that a server's sampling request
-// runs unasked (its sampling setting is "allow"), so the spending is
-// never silent.
-func (c *consoleInteraction) noteAllowedSampling(req *mcp.SamplingRequest, s *sampler) {
-	noteAllowedSampling(c.out, req, s)
-}
-
-// noteAllowedSampling writes the line of consoleInteraction's method to
-// out.
-func noteAllowedSampling(out io.Writer, req *mcp.SamplingRequest, s *sampler) {
-	tools := ""
-	if len(req.Tools) > 0 && req.ToolChoice != "none" {
-		tools = ", " + plural(len(req.Tools), "tool") + " offered"
-	}
-	fmt.Fprintf(out, "\nMCP server %s: rein's model answers its sampling request (sampling = \"allow\", at most %d tokens%s)\n",
-		termText(req.Server, 60), s.tokens(req.MaxTokens), tools)
 }

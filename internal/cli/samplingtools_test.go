@@ -95,7 +95,7 @@ func TestConsoleSampleAllowed(t *testing.T) {
 	p := modeltest.NewScripted(modeltest.Text("Rain."))
 	c.useModel(&sampler{provider: p, model: "m1", name: "m1", ex: newExplainer(config.ModelConfig{})})
 	req := toolSamplingRequest("auto")
-	req.Allowed = true
+	req.Setting = mcp.SamplingAllow
 	got, err := c.Sample(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -42,8 +42,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.send()
 		return nil
 	case "tab":
-		m.complete()
-		return nil
+		return m.complete()
 	case "ctrl+t":
 		m.show(m.lastReasoning+m.reasoning.String(), "(no reasoning in this session yet)")
 		return nil
@@ -154,13 +153,14 @@ func (m *Model) browse(delta int) bool {
 	return true
 }
 
-// complete is Tab: a slash command at the start, an @path anywhere.
-func (m *Model) complete() {
+// complete is Tab: a slash command at the start, an @path anywhere,
+// else whatever Config.Complete completes (asked off the UI's goroutine:
+// the Cmd returned).
+func (m *Model) complete() tea.Cmd {
 	val := m.input.Value()
 	start := strings.LastIndexAny(val, " \t\n") + 1
 	word := val[start:]
 	var cands []string
-	prefix := word
 	switch {
 	case start == 0 && strings.HasPrefix(word, "/"):
 		for _, c := range m.cfg.Commands {
@@ -172,21 +172,31 @@ func (m *Model) complete() {
 		for _, p := range m.cfg.Paths(word[1:]) {
 			cands = append(cands, "@"+p)
 		}
+	case m.cfg.Complete != nil:
+		return m.completeAsync(val)
 	default:
-		return
+		return nil
 	}
+	m.offer(val, start, cands, " ")
+	return nil
+}
+
+// offer completes val's word from start with cands: the one candidate
+// (followed by end, unless it is a directory), else their longer common
+// prefix, else a line listing them.
+func (m *Model) offer(val string, start int, cands []string, end string) {
 	switch len(cands) {
 	case 0:
 		return
 	case 1:
 		done := cands[0]
 		if !strings.HasSuffix(done, "/") {
-			done += " "
+			done += end
 		}
 		m.input.SetValue(val[:start] + done)
 	default:
 		common := commonPrefix(cands)
-		if len(common) > len(prefix) {
+		if len(common) > len(val)-start {
 			m.input.SetValue(val[:start] + common)
 			return
 		}

@@ -9,6 +9,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -28,6 +29,13 @@ type Config struct {
 	// Paths completes an @path prefix to workspace paths; nil disables
 	// @path completion.
 	Paths func(prefix string) []string
+	// Complete completes what neither a slash command nor an @path
+	// does (a /prompt argument's value, say): given the input, it returns
+	// where the completed word starts, its candidates and what follows a
+	// single one (a closing quote). It is called off the UI's goroutine,
+	// its context bounded by CompleteTimeout, so a slow source never
+	// holds the input; nil disables it.
+	Complete func(ctx context.Context, line string) (Completion, error)
 	// History is the input history (nil: none kept).
 	History *History
 	// NoColor drops colors (NO_COLOR), keeping emphasis.
@@ -145,6 +153,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case printedMsg:
 		m.printing = false
+	case completedMsg:
+		m.completed(msg)
 	case spinner.TickMsg:
 		if m.busy {
 			var c tea.Cmd

@@ -114,7 +114,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if to == toStateful {
-		rt.stateful.ServeHTTP(w, r)
+		rt.s.tasks.streams.serve(w, r, rt.stateful)
 		return
 	}
 	rt.stateless.ServeHTTP(w, r)

@@ -15,9 +15,9 @@ import (
 // requestor need not wait for its next tasks/get. The SDK has no way to
 // send a notification it does not know, so a stdio connection keeps a
 // handle on its sdk.Connection (taskNotifier) and a legacy task started
-// over it writes the notification there. Over HTTP a notification would
-// travel on the standalone GET stream, which the SDK owns; those clients
-// keep polling, which the protocol makes the baseline.
+// over it writes the notification there. Over Streamable HTTP it goes on
+// the session's standalone GET stream (tasknotifyhttp.go); a client
+// without one keeps polling, which the protocol makes the baseline.
 
 // methodTaskStatus is the task status notification.
 const methodTaskStatus = "notifications/tasks/status"
@@ -62,15 +62,21 @@ func (n *taskNotifier) send(ctx context.Context, params any) {
 }
 
 // notifierFor returns the function a task calls after each change of
-// state: for a 2025-11-25 task over stdio, one that sends its status; nil
+// state: for a 2025-11-25 task over stdio or Streamable HTTP, one that
+// sends its status; nil
 // otherwise (2026-07-28 defines no task notification: its clients poll
 // tasks/get, the state the extension specifies).
 func (st *taskStore) notifierFor(parent context.Context, t *task) func() {
-	n, ok := parent.Value(taskNotifierKey{}).(*taskNotifier)
-	if !ok || !t.legacy || st.lim.NoStatusNotifications {
+	if !t.legacy || st.lim.NoStatusNotifications {
 		return nil
 	}
-	return func() { n.send(parent, st.legacyView(t)) }
+	if n, ok := parent.Value(taskNotifierKey{}).(*taskNotifier); ok {
+		return func() { n.send(parent, st.legacyView(t)) }
+	}
+	if t.viaResult { // over HTTP, in the session t.owner names
+		return func() { st.streams.send(t.owner, methodTaskStatus, st.legacyView(t)) }
+	}
+	return nil
 }
 
 // changed reports a task's change of state; it is called without the

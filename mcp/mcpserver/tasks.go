@@ -144,6 +144,8 @@ type taskStore struct {
 
 	mu    sync.Mutex
 	tasks map[string]*task
+
+	streams getStreams // sessions' GET streams, for status notifications over HTTP
 }
 
 func newTaskStore(lim TaskLimits) *taskStore {

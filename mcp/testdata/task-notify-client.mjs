@@ -5,12 +5,16 @@
 // by the SDK's TaskStatusNotificationSchema) once one says the task ended.
 //
 //   node task-notify-client.mjs COMMAND [ARGS...]
+//   node task-notify-client.mjs http://127.0.0.1:PORT/mcp   (Streamable HTTP)
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [command, ...args] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command, args, env: process.env, stderr: 'inherit' });
+const transport = command.startsWith('http://')
+  ? new StreamableHTTPClientTransport(new URL(command))
+  : new StdioClientTransport({ command, args, env: process.env, stderr: 'inherit' });
 const client = new Client({ name: 'rein-task-notify-client', version: '1.0.0' }, { capabilities: {} });
 const seen = [];
 let ended;
