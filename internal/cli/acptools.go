@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/internal/acp"
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/workspace"
@@ -68,7 +69,7 @@ func (t *acpToolCalls) describe(c model.ToolCall) acp.ToolCall {
 		}
 	}
 	if cmd, ok := args["command"].(string); ok && tc.Kind == "execute" {
-		tc.Title = oneLine(cmd)
+		tc.Title = textclip.FirstLine(cmd)
 	}
 	return tc
 }
@@ -214,7 +215,7 @@ func (ap *acpApprover) readLine(ctx context.Context) (string, error) {
 	case acp.AllowAlways:
 		if canAlways {
 			if err := ap.perms.add(ws, grants(ap.call, ws)...); err != nil {
-				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the permission: %s (allowed for this session)\n", oneLine(err.Error()))
+				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the permission: %s (allowed for this session)\n", textclip.FirstLine(err.Error()))
 			}
 		}
 		return "s", nil // a call "always" cannot name is allowed for the session
@@ -222,7 +223,7 @@ func (ap *acpApprover) readLine(ctx context.Context) (string, error) {
 		ap.rejected[rejectKey(ap.call)] = true
 		if len(refusals) > 0 {
 			if err := ap.perms.add(ws, refusals...); err != nil {
-				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the refusal: %s (refused for this session)\n", oneLine(err.Error()))
+				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the refusal: %s (refused for this session)\n", textclip.FirstLine(err.Error()))
 			}
 		}
 	}

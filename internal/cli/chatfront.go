@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/mcp"
@@ -36,7 +37,7 @@ func (a *App) chatCommandNames(wsDir string) []string {
 // directory; without one (or when it cannot be read) the history lasts
 // for the session only.
 func (a *App) openHistory(flags *commonFlags, wsDir string) *tui.History {
-	path := historyPath(stateDir(flags.stateDirFlag(), a.Getenv), wsDir)
+	path := historyPath(host.StateDir(flags.stateDirFlag(), a.Getenv), wsDir)
 	h, err := tui.OpenHistory(path)
 	if err != nil {
 		h, _ = tui.OpenHistory("")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
 )
@@ -152,7 +153,7 @@ func (s *chatSession) journalMode(ctx context.Context, p policy.Preset) {
 	}
 	ev := agent.Event{Type: EventModeChanged, RunID: s.sr.ID(), Time: time.Now().UTC(), Text: string(p)}
 	if err := s.sr.Append(ctx, ev); err != nil {
-		s.modeNotice("rein: could not record the mode change: " + oneLine(err.Error()))
+		s.modeNotice("rein: could not record the mode change: " + textclip.FirstLine(err.Error()))
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 )
@@ -103,7 +105,7 @@ func (a *App) loadInstructions(workspace string, others bool) *history.Instructi
 		userDir = filepath.Dir(p)
 	}
 	in, err := history.LoadInstructionsFrom(history.InstructionSources{
-		WorkspaceRoot: workspace, WorkDir: workDir, Home: homeDir(a.Getenv), UserConfigDir: userDir, Others: others,
+		WorkspaceRoot: workspace, WorkDir: workDir, Home: host.HomeDir(a.Getenv), UserConfigDir: userDir, Others: others,
 	})
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -111,7 +113,7 @@ func (a *App) loadInstructions(workspace string, others bool) *history.Instructi
 	}
 	for _, err := range errs {
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(oneLine(err.Error())))
+			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(textclip.FirstLine(err.Error())))
 		}
 	}
 	if in.Truncated {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/statefile"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ type hookTrust struct {
 }
 
 func (a *App) hookTrustStore(stateDirFlag string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir(stateDirFlag, a.Getenv), hooksTrustFile)}
+	return &hookTrustStore{path: filepath.Join(host.StateDir(stateDirFlag, a.Getenv), hooksTrustFile)}
 }
 
 // hookPins returns the states of the workspace files the commands of c
@@ -108,13 +109,13 @@ func scriptPins(scripts []string, ws string) []mcp.Pin {
 // detector (writes ask, commands cannot change them), so that what the
 // user reviewed is what runs.
 func hookFiles(cfg *config.Config, ws string) []string {
-	set, err := loadHooks(cfg, ws)
+	set, err := host.LoadHooks(cfg, ws)
 	if err != nil {
 		return nil // newAgent reports the error
 	}
 	var all hooks.Config
-	all.Add(set.user)
-	all.Add(set.project)
+	all.Add(set.User)
+	all.Add(set.Project)
 	return mcp.PinnedPaths(ws, hookPins(all, ws))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/telemetry/redact"
 )
@@ -413,7 +414,7 @@ func statusJSON(sts []mcp.Status) []statusView {
 			v.Tools = []string{}
 		}
 		if st.Err != nil && st.State != mcp.StateConnected {
-			v.Error = oneLine(st.Err.Error())
+			v.Error = textclip.FirstLine(st.Err.Error())
 			if errors.Is(st.Err, mcp.ErrNeedsLogin) {
 				v.State, v.Error = stateNeedsLogin, needsLoginHint(st.Name)
 			}
@@ -455,7 +456,7 @@ func printStatuses(w io.Writer, sts []mcp.Status) {
 		case needsLogin(st):
 			fmt.Fprintf(w, "\n%s %s\n", termsafe.Line(st.Name), termsafe.Line(needsLoginHint(st.Name)))
 		case st.State != mcp.StateConnected && st.Err != nil:
-			fmt.Fprintf(w, "\n%s\n", termsafe.Line(oneLine(st.Err.Error())))
+			fmt.Fprintf(w, "\n%s\n", termsafe.Line(textclip.FirstLine(st.Err.Error())))
 		default:
 			printTools(w, st)
 		}
@@ -500,7 +501,7 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 	for _, p := range prompts {
 		fmt.Fprintf(w, "%s", termsafe.Line(p.Name))
 		if p.Description != "" {
-			fmt.Fprintf(w, " — %s", termsafe.Line(oneLine(p.Description)))
+			fmt.Fprintf(w, " — %s", termsafe.Line(textclip.FirstLine(p.Description)))
 		}
 		fmt.Fprintln(w)
 		for _, arg := range p.Arguments {
@@ -510,7 +511,7 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 			}
 			fmt.Fprintf(w, "    %s%s", termsafe.Line(arg.Name), req)
 			if arg.Description != "" {
-				fmt.Fprintf(w, ": %s", termsafe.Line(oneLine(arg.Description)))
+				fmt.Fprintf(w, ": %s", termsafe.Line(textclip.FirstLine(arg.Description)))
 			}
 			fmt.Fprintln(w)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 )
 
@@ -49,7 +50,7 @@ func (c *permissionsCmd) open() (*permissionStore, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	store := newPermissionStore(stateDir(*c.dirFlag, c.app.Getenv))
+	store := newPermissionStore(host.StateDir(*c.dirFlag, c.app.Getenv))
 	if store == nil {
 		return nil, "", errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}

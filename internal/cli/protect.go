@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -38,7 +39,7 @@ func (a *App) protectedInWorkspace(ws, home, stateDirFlag, configFile string) []
 	if cfg := config.UserConfigPath(a.Getenv); cfg != "" {
 		add(filepath.Dir(cfg), "it is rein's own configuration")
 	}
-	add(stateDir(stateDirFlag, a.Getenv), "it is rein's state (sessions, approvals, trust)")
+	add(host.StateDir(stateDirFlag, a.Getenv), "it is rein's state (sessions, approvals, trust)")
 	if configFile != "" {
 		if abs, err := filepath.Abs(configFile); err == nil {
 			add(abs, "it is the configuration rein was started with (--config)")

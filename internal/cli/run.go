@@ -16,6 +16,7 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/skill"
 )
 
@@ -335,7 +336,7 @@ func (a *App) fail(err error, ex *explainer) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	line := oneLine(err.Error())
+	line := textclip.FirstLine(err.Error())
 	if ex != nil {
 		line = ex.scrub(line)
 	}
