@@ -81,7 +81,7 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 	sess.tc = newACPToolCalls(h.ws)
 	if f.approve == approveAsk {
 		// The editor answers: nobody is on rein's terminal.
-		h.approver = newACPApprover(sess, newPermissionStore(host.StateDir(f.stateDirFlag(), s.a.Getenv)))
+		h.approver = newACPApprover(sess, host.NewPermissionStore(host.StateDir(f.stateDirFlag(), s.a.Getenv)))
 		if h.verify != nil {
 			spec := tool.Spec{Name: commandTool}
 			if t, ok := h.tools.Get(commandTool); ok {
@@ -100,7 +100,7 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 		return sess, err
 	}
 	sess.ag, sess.conv = ag, sess.sr.Conversation()
-	restoreSummaries(sess.sr.Resumed(), parts.summarize, sess.conv)
+	host.RestoreSummaries(sess.sr.Resumed(), parts.summarize, sess.conv)
 	h.useModel(parts.provider, cfg.Model, sess.ex)
 	return sess, nil
 }

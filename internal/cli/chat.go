@@ -114,7 +114,7 @@ type chatSession struct {
 	// modes is the permission mode (chatmode.go).
 	modes *chatModes
 	// perms are the grants "always for this project" (/permissions).
-	perms *permissionStore
+	perms *host.PermissionStore
 	// model, when set by /model, replaces the configured model for the
 	// next turns.
 	model string
@@ -209,7 +209,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
 		front: front, modes: newChatModes(h.modes),
-		perms:   newPermissionStore(host.StateDir(flags.stateDirFlag(), a.Getenv)),
+		perms:   host.NewPermissionStore(host.StateDir(flags.stateDirFlag(), a.Getenv)),
 		decider: h.modes, approver: h.approver, mem: h.mem,
 		instructions: parts.instructions,
 	}
@@ -218,7 +218,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		cycle := s.cycleMode
 		front.onMode.Store(&cycle)
 	}
-	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
+	host.RestoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if res := sr.Resumed(); res != nil && res.Snapshot != nil {
 		s.resetUsage(&res.Snapshot.Info.Usage)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
@@ -228,7 +229,7 @@ func (s *chatSession) modeSystem() string {
 			"such calls are denied until the user accepts the plan. When the plan is accepted you will be told to carry it out."
 	case cur != s.modes.initial:
 		return fmt.Sprintf("# Mode\n\nThe user switched the session to the %s preset: %s. This replaces the preset stated above.",
-			cur, presetSummaries[cur])
+			cur, host.PresetSummaries[cur])
 	}
 	return ""
 }

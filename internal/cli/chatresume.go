@@ -118,7 +118,7 @@ func (s *chatSession) resume(ctx context.Context, id string) {
 	if s.summarize != nil {
 		s.summarize.Forget(old)
 	}
-	restoreSummaries(res, s.summarize, res.Conversation)
+	host.RestoreSummaries(res, s.summarize, res.Conversation)
 	s.conv, s.context, s.note = res.Conversation, nil, ""
 	var used *model.Usage
 	if res.Snapshot != nil {

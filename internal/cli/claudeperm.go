@@ -77,7 +77,7 @@ func loadClaudePerms(ws, home string) claudePerms {
 	}
 	// In the home directory itself, .claude/settings.json is the user's
 	// own file, not a repository's.
-	inHome := home != "" && canonicalDir(home) == canonicalDir(ws)
+	inHome := home != "" && host.CanonicalDir(home) == host.CanonicalDir(ws)
 	for _, name := range host.ClaudeSettingsFiles {
 		if inHome && name == userClaudeSettings {
 			continue
@@ -121,23 +121,23 @@ func (cp claudePerms) fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func permissionsStore(stateDir string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir, permissionsTrustFile)}
+func permissionsStore(stateDir string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(stateDir, permissionsTrustFile)}
 }
 
 // status says whether the project's allow rules apply: trusted as the
 // files are now.
-func (cp claudePerms) status(store *hookTrustStore, ws string) hookTrust {
+func (cp claudePerms) status(store *host.TrustStore, ws string) host.TrustStatus {
 	if !cp.hasProjectAllow() {
-		return hookTrust{Trusted: true}
+		return host.TrustStatus{Trusted: true}
 	}
-	return store.status(ws, cp.fingerprint(), nil)
+	return store.PinStatus(ws, cp.fingerprint(), nil)
 }
 
 // trust records the project's allow rules, as the files are now, as
 // trusted for ws.
-func (cp claudePerms) trust(store *hookTrustStore, ws string) (hookTrust, error) {
-	return store.trust(ws, cp.fingerprint(), nil)
+func (cp claudePerms) trust(store *host.TrustStore, ws string) (host.TrustStatus, error) {
+	return store.TrustPins(ws, cp.fingerprint(), nil)
 }
 
 // claudeApplied is what the Claude Code permissions add to a run.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/textclip"
 )
@@ -130,6 +131,12 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	// Cobra's own argument and command errors are usage errors too.
 	fmt.Fprintf(a.Stderr, "rein: %s; see 'rein --help'\n", textclip.FirstLine(err.Error()))
 	return ExitUsage
+}
+
+// Env is the environment the composition root (internal/host) reads:
+// this App's variables, working directory and stderr.
+func (a *App) Env() host.Env {
+	return host.Env{Getenv: a.Getenv, Getwd: a.Getwd, Stderr: a.Stderr}
 }
 
 func (a *App) defaults() {

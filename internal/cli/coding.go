@@ -83,7 +83,7 @@ type harness struct {
 	// configured or found. lspTrust holds the project servers the user
 	// trusted (rein lsp trust).
 	lsp      *lsp.Manager
-	lspTrust *hookTrustStore
+	lspTrust *host.TrustStore
 	// headless answers the MCP servers when nobody can be asked
 	// (headlesssampling.go); console replaces it in a chat.
 	headless *headlessInteraction
@@ -135,9 +135,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		return nil, err
 	}
 	state := host.StateDir(o.flags.stateDirFlag(), a.Getenv)
-	perms := newPermissionStore(state)
+	perms := host.NewPermissionStore(state)
 	var granted []policy.Layer
-	if l, ok, err := perms.layer(o.workspace); err != nil {
+	if l, ok, err := perms.Layer(o.workspace); err != nil {
 		return nil, fmt.Errorf("reading the permissions granted in chat: %w", err)
 	} else if ok {
 		granted = append(granted, l)
@@ -159,7 +159,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// network. Writes to protected paths ask (the built-in list, the files
 	// trusted MCP servers run, rein's and the shell's configuration when
 	// the workspace holds them), and commands may not change them at all.
-	real := canonicalDir(o.workspace)
+	real := host.CanonicalDir(o.workspace)
 	// Claude Code's permissions: deny and ask at once, a project's allow
 	// once trusted (claudeperm.go).
 	claude := a.claudePermissions(real, home, state)
@@ -167,9 +167,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	network.Allow = append(network.Allow, claude.network.Allow...)
 	network.Deny = append(network.Deny, claude.network.Deny...)
 	networkWarnings = append(networkWarnings, claude.warnings...)
-	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
-		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
-	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it")...)
+	protected := append(host.ProtectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
+		a.Env().ProtectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
+	protected = append(protected, host.ProtectedAs(host.HookFiles(cfg, real), "a hook runs it")...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
 		Workspace: real, Home: home, Layers: layers, Approved: trustedApprovals{approved, claude.trusted}, Protected: protected, Network: network,
 	})
@@ -338,7 +338,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	h.tools = set
 	h.system = cfg.Agent.SystemPrompt
 	if h.system == "" {
-		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
+		h.system = host.DefaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
 	}
 	h.system = withProjectInstructions(h.system, cfg)
 	h.system = withTeamMemory(h.system, h.ws.Dir())

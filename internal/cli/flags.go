@@ -218,7 +218,7 @@ func (a *App) workspace(dir string) (string, error) {
 		if abs, err := filepath.Abs(wd); err == nil {
 			wd = abs
 		}
-		dir = repositoryRoot(wd, a.Getenv("HOME"))
+		dir = host.RepositoryRoot(wd, a.Getenv("HOME"))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

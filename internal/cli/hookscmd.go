@@ -55,7 +55,7 @@ func (a *App) loadHookSet(f *mcpFlags) (host.HookSet, string, error) {
 	if err != nil {
 		return host.HookSet{}, "", err
 	}
-	ws = canonicalDir(ws)
+	ws = host.CanonicalDir(ws)
 	set, err := host.LoadHooks(cfg, ws)
 	if err != nil {
 		return host.HookSet{}, "", err
@@ -90,7 +90,7 @@ func (a *App) hooksListCommand() *cobra.Command {
 				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
-			st := a.hookTrustStore(f.stateDir).Status(set.Project, ws)
+			st := a.Env().HooksTrustStore(f.stateDir).Status(set.Project, ws)
 			cst := checksStatus(checksStore(host.StateDir(f.stateDir, a.Getenv)), set.Checks, ws)
 			// Aligned columns; the escaping writer is under the
 			// tabwriter, so escapes are counted as the width they show.
@@ -132,11 +132,11 @@ func (a *App) hooksListCommand() *cobra.Command {
 }
 
 // untrustedWhy says in a few words why project hooks do not run.
-func untrustedWhy(st hookTrust) string { return trustWhy(st, " (rein hooks trust)") }
+func untrustedWhy(st host.TrustStatus) string { return trustWhy(st, " (rein hooks trust)") }
 
 // trustWhy says in a few words why what a store does not trust does not
 // run, hint naming the command that trusts it (or "").
-func trustWhy(st hookTrust, hint string) string {
+func trustWhy(st host.TrustStatus, hint string) string {
 	switch {
 	case st.Err != nil:
 		return "not trusted (" + textclip.FirstLine(st.Err.Error()) + ")"
@@ -188,7 +188,7 @@ need no trust).`,
 			if len(set.Project.Groups) == 0 {
 				return nil
 			}
-			store := a.hookTrustStore(f.stateDir)
+			store := a.Env().HooksTrustStore(f.stateDir)
 			before := store.Status(set.Project, ws)
 			st, err := store.Trust(set.Project, ws)
 			if err != nil {

@@ -52,15 +52,15 @@ func (a *App) wireHooks(cfg *config.Config, h *harness, sr *sessionRun, ac *agen
 // may; dir is where their transcripts live.
 func (a *App) hookRunner(cfg *config.Config, h *harness, stateDir string) (*hooks.Runner, string, error) {
 	ws := h.ws.Dir()
-	set, err := host.LoadHooks(cfg, canonicalDir(ws))
+	set, err := host.LoadHooks(cfg, host.CanonicalDir(ws))
 	if err != nil {
 		return nil, "", err
 	}
 	a.warnHookConfig(set.Warnings)
 	run := set.User
 	if len(set.Project.Groups) > 0 {
-		store := &hookTrustStore{path: filepath.Join(stateDir, hooksTrustFile)}
-		if st := store.Status(set.Project, canonicalDir(ws)); st.Trusted {
+		store := &host.TrustStore{Path: filepath.Join(stateDir, host.HooksTrustFile)}
+		if st := store.Status(set.Project, host.CanonicalDir(ws)); st.Trusted {
 			run.Add(set.Project)
 		} else {
 			a.warnUntrustedHooks(set.Project, st)
@@ -113,7 +113,7 @@ func hookConfiner(ws *workspace.Workspace, environ []string) func(hooks.Command)
 
 // warnUntrustedHooks says once that the workspace's hooks did not run,
 // why, and how to allow them.
-func (a *App) warnUntrustedHooks(project hooks.Config, st hookTrust) {
+func (a *App) warnUntrustedHooks(project hooks.Config, st host.TrustStatus) {
 	sources := map[string]bool{}
 	for _, g := range project.Groups {
 		sources[g.Source] = true

@@ -38,12 +38,12 @@ func TestLSPConfig(t *testing.T) {
 	}
 	// Untrusted, it is left out with a warning; trusted, it is added.
 	ws := t.TempDir()
-	store := &hookTrustStore{path: filepath.Join(t.TempDir(), lspTrustFile)}
+	store := &host.TrustStore{Path: filepath.Join(t.TempDir(), lspTrustFile)}
 	servers, warning := trustedLSP(st, store, ws)
 	if len(servers) != len(st.Servers) || !strings.Contains(warning, "the workspace's language servers (evil) do not start: not trusted") {
 		t.Errorf("untrusted: servers %+v, warning %q", servers, warning)
 	}
-	if _, err := store.trust(ws, lspFingerprint(st.Project), lspPins(st.Project, ws)); err != nil {
+	if _, err := store.TrustPins(ws, lspFingerprint(st.Project), lspPins(st.Project, ws)); err != nil {
 		t.Fatal(err)
 	}
 	if servers, warning = trustedLSP(st, store, ws); warning != "" || len(servers) != len(st.Servers)+1 || servers[len(servers)-1].Name != "evil" {

@@ -48,7 +48,7 @@ func (a *App) loadLSPFor(f *mcpFlags) (host.LspSettings, string, error) {
 		return host.LspSettings{}, "", err
 	}
 	st, err := host.LoadLSP(cfg, a.Getenv)
-	return st, canonicalDir(ws), err
+	return st, host.CanonicalDir(ws), err
 }
 
 func (a *App) lspListCommand() *cobra.Command {
@@ -113,7 +113,7 @@ any of it changes, they start nothing until you trust them again.`,
 				return nil
 			}
 			store := a.lspTrustStore(f.stateDir)
-			tr, err := store.trust(ws, lspFingerprint(st.Project), lspPins(st.Project, ws))
+			tr, err := store.TrustPins(ws, lspFingerprint(st.Project), lspPins(st.Project, ws))
 			if err != nil {
 				return a.fail(err, nil)
 			}

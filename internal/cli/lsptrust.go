@@ -24,8 +24,8 @@ const lspTrustFile = "trusted-lsp.json"
 // the first file rein reads and runs on every edit, so nothing of the
 // repository's choosing starts until the user trusted exactly what runs;
 // it still runs in the sandbox, as every command does.
-func (a *App) lspTrustStore(stateDirFlag string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(host.StateDir(stateDirFlag, a.Getenv), lspTrustFile)}
+func (a *App) lspTrustStore(stateDirFlag string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(host.StateDir(stateDirFlag, a.Getenv), lspTrustFile)}
 }
 
 // lspFingerprint identifies what the project servers run.
@@ -55,17 +55,17 @@ func lspPins(servers []lsp.Config, ws string) []mcp.Pin {
 }
 
 // lspTrust says whether the project servers of ws may start.
-func lspTrust(store *hookTrustStore, servers []lsp.Config, ws string) hookTrust {
+func lspTrust(store *host.TrustStore, servers []lsp.Config, ws string) host.TrustStatus {
 	if len(servers) == 0 {
-		return hookTrust{Trusted: true}
+		return host.TrustStatus{Trusted: true}
 	}
-	return store.status(ws, lspFingerprint(servers), lspPins(servers, ws))
+	return store.PinStatus(ws, lspFingerprint(servers), lspPins(servers, ws))
 }
 
 // trustedLSP returns st's servers with the project's added when the store
 // trusts them (replacing a user server of the same name), or a warning
 // saying why they do not start.
-func trustedLSP(st host.LspSettings, store *hookTrustStore, ws string) ([]lsp.Config, string) {
+func trustedLSP(st host.LspSettings, store *host.TrustStore, ws string) ([]lsp.Config, string) {
 	if len(st.Project) == 0 {
 		return st.Servers, ""
 	}

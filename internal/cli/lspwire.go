@@ -38,7 +38,7 @@ func (h *harness) wireLSP(cfg *config.Config, getenv func(string) string, builti
 	if err != nil {
 		return builtin, st.Warnings, err
 	}
-	servers, warning := trustedLSP(st, h.lspTrust, canonicalDir(h.ws.Dir()))
+	servers, warning := trustedLSP(st, h.lspTrust, host.CanonicalDir(h.ws.Dir()))
 	if warning != "" {
 		st.Warnings = append(st.Warnings, warning)
 	}

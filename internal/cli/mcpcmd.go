@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
@@ -252,7 +253,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 		return nil, "", err
 	}
 	registerSecrets(cfg, a.Getenv, a.environ()) // a server's output is printed
-	ws = canonicalDir(ws)
+	ws = host.CanonicalDir(ws)
 	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 	if err != nil {
 		return nil, "", err

@@ -71,7 +71,7 @@ type mcpPlan struct {
 // (absolute) and checks them against the trust store.
 func (a *App) planMCP(cfg *config.Config, workspace string, flags *commonFlags) (*mcpPlan, error) {
 	stateDirFlag := flags.stateDirFlag()
-	workspace = canonicalDir(workspace)
+	workspace = host.CanonicalDir(workspace)
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp
 	return func(sc mcp.ServerConfig) (mcp.Confinement, error) {
 		dir := serverDir(sc, ws.Dir())
 		if sc.Unconfined && !sc.Project {
-			if err := host.CheckOutsideWorkspace(canonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
+			if err := host.CheckOutsideWorkspace(host.CanonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
 				return mcp.Confinement{}, fmt.Errorf("sandbox = false refused: %w", err)
 			}
 			return mcp.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}, Env: []string{nestingEnv(depth)}}, nil
@@ -197,7 +197,7 @@ func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp
 			pol.Hidden = unhide(pol.Hidden, dir, prog)
 			// One that lives under /tmp (a checkout there) sees its own
 			// tree: the sandbox's /tmp is otherwise empty.
-			pol.Visible = tmpRoots(canonicalDir(ws.Dir()), append([]string{prog}, sc.Args...))
+			pol.Visible = tmpRoots(host.CanonicalDir(ws.Dir()), append([]string{prog}, sc.Args...))
 		}
 		env, err := ws.SandboxEnv(nil, false)
 		if err != nil {
@@ -217,9 +217,9 @@ func (a *App) serverWorkspace(cfg *config.Config, ws, stateDirFlag, configFile s
 	if err != nil {
 		return nil, err
 	}
-	real := canonicalDir(ws)
+	real := host.CanonicalDir(ws)
 	ro := sandbox.DefaultProtected(real)
-	for _, p := range a.protectedInWorkspace(real, home, stateDirFlag, configFile) {
+	for _, p := range a.Env().ProtectedInWorkspace(real, home, stateDirFlag, configFile) {
 		ro = append(ro, p.Path)
 	}
 	return workspace.Open(ws, workspace.Options{

@@ -169,7 +169,7 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			ws = canonicalDir(ws)
+			ws = host.CanonicalDir(ws)
 			servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 			if err != nil {
 				return a.fail(err, nil)

@@ -61,7 +61,7 @@ func (c *memoryCmd) open() error {
 	if err != nil {
 		return err
 	}
-	c.store, c.workspaceKey = s, canonicalDir(ws)
+	c.store, c.workspaceKey = s, host.CanonicalDir(ws)
 	return nil
 }
 

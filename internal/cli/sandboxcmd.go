@@ -79,7 +79,7 @@ func (a *App) cacheDirs(f cacheFlags) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{sandbox.CacheDir(state, canonicalDir(ws))}, nil
+	return []string{sandbox.CacheDir(state, host.CanonicalDir(ws))}, nil
 }
 
 func (a *App) cacheDU(f cacheFlags) error {

@@ -20,8 +20,8 @@ import (
 const checksTrustFile = "trusted-checks.json"
 
 // checksStore returns the store of the trusted project checks.
-func checksStore(stateDir string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir, checksTrustFile)}
+func checksStore(stateDir string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(stateDir, checksTrustFile)}
 }
 
 // projectChecks returns the checks a project layer added.
@@ -52,19 +52,19 @@ func checksFingerprint(checks []host.VerifyCheck) string {
 
 // checksStatus says whether the project checks of ws may run: trusted
 // as they are, the workspace files they name unchanged.
-func checksStatus(store *hookTrustStore, checks []host.VerifyCheck, ws string) hookTrust {
+func checksStatus(store *host.TrustStore, checks []host.VerifyCheck, ws string) host.TrustStatus {
 	project := projectChecks(checks)
-	pins := scriptPins(scripts(project), ws)
+	pins := host.ScriptPins(scripts(project), ws)
 	if len(project) == 0 {
-		return hookTrust{Trusted: true, Pins: pins}
+		return host.TrustStatus{Trusted: true, Pins: pins}
 	}
-	return store.status(ws, checksFingerprint(project), pins)
+	return store.PinStatus(ws, checksFingerprint(project), pins)
 }
 
 // trustChecks records the project checks of ws as trusted.
-func trustChecks(store *hookTrustStore, checks []host.VerifyCheck, ws string) (hookTrust, error) {
+func trustChecks(store *host.TrustStore, checks []host.VerifyCheck, ws string) (host.TrustStatus, error) {
 	project := projectChecks(checks)
-	return store.trust(ws, checksFingerprint(project), scriptPins(scripts(project), ws))
+	return store.TrustPins(ws, checksFingerprint(project), host.ScriptPins(scripts(project), ws))
 }
 
 func scripts(checks []host.VerifyCheck) []string {
