@@ -14,6 +14,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/acp"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -225,7 +226,7 @@ func (s *acpServer) newSession(cwd, load string, servers []acp.MCPServer) (*acp.
 	}
 	sess, err := s.open(cwd, load, extra)
 	if err != nil {
-		return nil, nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(newExplainer(sess.modelCfg()).scrub(err.Error())))
+		return nil, nil, acp.Errorf(acp.CodeInternalError, "%s", textclip.FirstLine(newExplainer(sess.modelCfg()).scrub(err.Error())))
 	}
 	s.mu.Lock()
 	if old, ok := s.sessions[sess.id]; ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/internal/acp"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // sendCommands tells the editor the custom commands (.rein/commands,
@@ -56,7 +57,7 @@ func (sess *acpSession) expandPrompt(ctx context.Context, text string, stderr io
 	if c, ok := sess.cmds.Get(name); ok {
 		expanded, err := expandCommand(stderr, c, args)
 		if err != nil {
-			return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "%s", oneLine(err.Error()))
+			return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "%s", textclip.FirstLine(err.Error()))
 		}
 		return expanded, commandOptions(stderr, c, sess.h.tools.Names()), nil, nil
 	}
@@ -64,7 +65,7 @@ func (sess *acpSession) expandPrompt(ctx context.Context, text string, stderr io
 		if sk, ok := sess.h.skills.Get(name); ok {
 			opts, release, err := skillOptions(ctx, stderr, sk, sess.h.system, sess.h.tools, sess.h.skillServers)
 			if err != nil {
-				return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "skill %s: %s", sk.Name, oneLine(err.Error()))
+				return "", agent.RunOptions{}, nil, acp.Errorf(acp.CodeInvalidParams, "skill %s: %s", sk.Name, textclip.FirstLine(err.Error()))
 			}
 			if args == "" {
 				args = "Use the " + sk.Name + " skill."

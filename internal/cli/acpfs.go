@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/internal/acp"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/tool"
 	toolsfs "github.com/reinharness/rein/tools/fs"
 )
@@ -115,7 +116,7 @@ func (sess *acpSession) writeThroughClient(diffs []acp.ToolCallContent) {
 		err := sess.srv.conn.Call(ctx, acp.MethodWriteTextFile, acp.WriteTextFileParams{SessionID: sess.id, Path: d.Path, Content: *d.NewText}, nil)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(sess.srv.a.Stderr, "rein: warning: the editor did not take the new %s: %s\n", d.Path, oneLine(err.Error()))
+			fmt.Fprintf(sess.srv.a.Stderr, "rein: warning: the editor did not take the new %s: %s\n", d.Path, textclip.FirstLine(err.Error()))
 		}
 	}
 }

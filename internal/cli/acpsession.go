@@ -9,6 +9,8 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/acp"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -79,7 +81,7 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 	sess.tc = newACPToolCalls(h.ws)
 	if f.approve == approveAsk {
 		// The editor answers: nobody is on rein's terminal.
-		h.approver = newACPApprover(sess, newPermissionStore(stateDir(f.stateDirFlag(), s.a.Getenv)))
+		h.approver = newACPApprover(sess, host.NewPermissionStore(host.StateDir(f.stateDirFlag(), s.a.Getenv)))
 		if h.verify != nil {
 			spec := tool.Spec{Name: commandTool}
 			if t, ok := h.tools.Get(commandTool); ok {
@@ -98,7 +100,7 @@ func (s *acpServer) open(cwd, load string, extra []mcp.ServerConfig) (*acpSessio
 		return sess, err
 	}
 	sess.ag, sess.conv = ag, sess.sr.Conversation()
-	restoreSummaries(sess.sr.Resumed(), parts.summarize, sess.conv)
+	host.RestoreSummaries(sess.sr.Resumed(), parts.summarize, sess.conv)
 	h.useModel(parts.provider, cfg.Model, sess.ex)
 	return sess, nil
 }
@@ -162,7 +164,7 @@ func (sess *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (
 		sess.mu.Unlock()
 	}()
 	if err := sess.h.mcp.refresh(ctx); err != nil && ctx.Err() == nil {
-		return nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(sess.ex.scrub(err.Error())))
+		return nil, acp.Errorf(acp.CodeInternalError, "%s", textclip.FirstLine(sess.ex.scrub(err.Error())))
 	}
 	text, opts, release, err := sess.expandPrompt(ctx, text, sess.srv.a.Stderr)
 	if err != nil {
@@ -177,7 +179,7 @@ func (sess *acpSession) prompt(ctx context.Context, blocks []acp.ContentBlock) (
 		return &acp.PromptResult{StopReason: acp.StopCancelled}, nil
 	case out == nil || out.Kind == agent.Failed:
 		if runErr == nil && out != nil && out.Err != "" {
-			return nil, acp.Errorf(acp.CodeInternalError, "%s", oneLine(sess.ex.scrub(out.Err)))
+			return nil, acp.Errorf(acp.CodeInternalError, "%s", textclip.FirstLine(sess.ex.scrub(out.Err)))
 		}
 		if runErr == nil {
 			return nil, acp.Errorf(acp.CodeInternalError, "the turn ended without an outcome")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/reinharness/rein/internal/acp"
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/workspace"
@@ -68,7 +70,7 @@ func (t *acpToolCalls) describe(c model.ToolCall) acp.ToolCall {
 		}
 	}
 	if cmd, ok := args["command"].(string); ok && tc.Kind == "execute" {
-		tc.Title = oneLine(cmd)
+		tc.Title = textclip.FirstLine(cmd)
 	}
 	return tc
 }
@@ -118,7 +120,7 @@ func (t *acpToolCalls) diffs(callID string) []acp.ToolCallContent {
 // repository. A cancelled request or a closed connection denies.
 type acpApprover struct {
 	sess  *acpSession
-	perms *permissionStore
+	perms *host.PermissionStore
 	inner policy.Approver
 
 	mu       sync.Mutex // one question at a time
@@ -128,7 +130,7 @@ type acpApprover struct {
 	rejected map[string]bool // reject_always, for this session
 }
 
-func newACPApprover(sess *acpSession, perms *permissionStore) *acpApprover {
+func newACPApprover(sess *acpSession, perms *host.PermissionStore) *acpApprover {
 	ap := &acpApprover{sess: sess, perms: perms, rejected: map[string]bool{}}
 	ap.inner = approve.Console(strings.NewReader(""), io.Discard, approve.ConsoleOptions{Workspace: sess.h.ws.Dir(), Decider: sess.h.modes, ReadLine: ap.readLine})
 	return ap
@@ -150,7 +152,7 @@ func rejectKey(c policy.Call) string {
 // the tool, or the command when it is one simple command rein can name
 // exactly. A compound command is refused for the session only: refusing
 // each of its parts forever would refuse what the user never saw alone.
-func (ap *acpApprover) refusals(ws string) []permission {
+func (ap *acpApprover) refusals(ws string) []host.Permission {
 	if ap.perms == nil {
 		return nil
 	}
@@ -213,16 +215,16 @@ func (ap *acpApprover) readLine(ctx context.Context) (string, error) {
 		return "y", nil
 	case acp.AllowAlways:
 		if canAlways {
-			if err := ap.perms.add(ws, grants(ap.call, ws)...); err != nil {
-				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the permission: %s (allowed for this session)\n", oneLine(err.Error()))
+			if err := ap.perms.Add(ws, grants(ap.call, ws)...); err != nil {
+				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the permission: %s (allowed for this session)\n", textclip.FirstLine(err.Error()))
 			}
 		}
 		return "s", nil // a call "always" cannot name is allowed for the session
 	case acp.RejectAlways:
 		ap.rejected[rejectKey(ap.call)] = true
 		if len(refusals) > 0 {
-			if err := ap.perms.add(ws, refusals...); err != nil {
-				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the refusal: %s (refused for this session)\n", oneLine(err.Error()))
+			if err := ap.perms.Add(ws, refusals...); err != nil {
+				fmt.Fprintf(ap.sess.srv.a.Stderr, "rein: warning: could not save the refusal: %s (refused for this session)\n", textclip.FirstLine(err.Error()))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -47,19 +48,19 @@ type profileLoader struct {
 
 // apply resolves the profile of each definition that names one,
 // dropping (with a warning) those whose profile cannot be loaded.
-func (p *profileLoader) apply(defs []agentDef, warnings, toolNames []string) ([]agentDef, []string) {
+func (p *profileLoader) apply(defs []host.AgentDef, warnings, toolNames []string) ([]host.AgentDef, []string) {
 	if p == nil {
 		return defs, warnings
 	}
 	out := defs[:0:0]
 	for _, d := range defs {
-		if d.profile == "" {
+		if d.Profile == "" {
 			out = append(out, d)
 			continue
 		}
 		notes, err := p.resolve(&d, toolNames)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("agent %s (%s) skipped: profile %s: %v", d.Name, termsafe.Line(d.path), termsafe.Line(clipRunes(d.profile, 64)), err))
+			warnings = append(warnings, fmt.Sprintf("agent %s (%s) skipped: profile %s: %v", d.Name, termsafe.Line(d.Path), termsafe.Line(host.ClipRunes(d.Profile, 64)), err))
 			continue
 		}
 		for _, n := range notes {
@@ -73,30 +74,30 @@ func (p *profileLoader) apply(defs []agentDef, warnings, toolNames []string) ([]
 
 // resolve loads d's profile and narrows d by it; the notes say what the
 // profile would have widened.
-func (p *profileLoader) resolve(d *agentDef, toolNames []string) ([]string, error) {
-	if known := p.parent.Profiles(); !slices.Contains(known, d.profile) {
+func (p *profileLoader) resolve(d *host.AgentDef, toolNames []string) ([]string, error) {
+	if known := p.parent.Profiles(); !slices.Contains(known, d.Profile) {
 		return nil, fmt.Errorf("no such profile%s in the config files; define [profiles.%s] in your config, or remove the agent's profile line",
-			config.Suggest(d.profile, known), termsafe.Line(clipRunes(d.profile, 64)))
+			config.Suggest(d.Profile, known), termsafe.Line(host.ClipRunes(d.Profile, 64)))
 	}
 	cfg, err := config.Load(config.LoadOptions{
 		Workspace: p.workspace, File: p.flags.configFile, Flags: p.flags.settings(),
-		Profile: d.profile, Getenv: p.a.Getenv,
+		Profile: d.Profile, Getenv: p.a.Getenv,
 	})
 	if err != nil {
 		return nil, errors.New(strings.TrimPrefix(err.Error(), config.ErrInvalidFlag.Error()+": "))
 	}
-	if err := refuseProjectProfileWidening(cfg, p.workspace, homeDir(p.a.Getenv)); err != nil {
+	if err := host.RefuseProjectProfileWidening(cfg, p.workspace, host.HomeDir(p.a.Getenv)); err != nil {
 		return nil, err
 	}
 	engine, err := p.engine(cfg)
 	if err != nil {
 		return nil, err
 	}
-	disabled, err := loadDisabledTools(cfg, toolNames)
+	disabled, err := host.LoadDisabledTools(cfg, toolNames)
 	if err != nil {
 		return nil, err
 	}
-	name := "profile " + d.profile
+	name := "profile " + d.Profile
 	d.Narrow = profileDecider{engine: engine, disabled: disabled, name: name}
 	d.Restriction = name
 	var notes []string
@@ -124,13 +125,13 @@ func strictness(p policy.Preset) int {
 
 // limits takes the profile's agent limits where they are lower than the
 // run's, and notes those that are higher.
-func (p *profileLoader) limits(d *agentDef, cfg *config.Config, name string) []string {
+func (p *profileLoader) limits(d *host.AgentDef, cfg *config.Config, name string) []string {
 	var notes []string
 	pa := p.parent.Agent
 	wider := func(key string, got, parent any) {
 		notes = append(notes, fmt.Sprintf("%s's %s = %v is wider than this run's %v, which the sub-agent keeps", name, key, got, parent))
 	}
-	set := func(key string) bool { return cfg.Source(key).Profile == d.profile }
+	set := func(key string) bool { return cfg.Source(key).Profile == d.Profile }
 	if set("agent.max_steps") {
 		d.MaxSteps = min(cfg.Agent.MaxSteps, pa.MaxSteps)
 		if cfg.Agent.MaxSteps > pa.MaxSteps {
@@ -155,7 +156,7 @@ func (p *profileLoader) limits(d *agentDef, cfg *config.Config, name string) []s
 // model takes the profile's model, sampling and, when they differ from
 // the run's, provider settings. The agent file's own model wins over the
 // profile's.
-func (p *profileLoader) model(d *agentDef, cfg *config.Config) error {
+func (p *profileLoader) model(d *host.AgentDef, cfg *config.Config) error {
 	pm, m := p.parent.Model, cfg.Model
 	if d.Model == "" && m.Model != pm.Model {
 		d.Model = m.Model

@@ -118,7 +118,7 @@ func (a *App) runInstructions(cfg *config.Config, h *harness) (*history.Instruct
 	if err != nil {
 		return nil, err
 	}
-	in := a.loadInstructions(h.ws.Dir(), others)
+	in := a.Env().LoadInstructions(h.ws.Dir(), others)
 	if h.appendPrompt == "" {
 		return in, nil
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -112,7 +114,7 @@ type chatSession struct {
 	// modes is the permission mode (chatmode.go).
 	modes *chatModes
 	// perms are the grants "always for this project" (/permissions).
-	perms *permissionStore
+	perms *host.PermissionStore
 	// model, when set by /model, replaces the configured model for the
 	// next turns.
 	model string
@@ -207,7 +209,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		tools: h.tools, commands: a.loadCommands(wsDir),
 		skills: h.skills, system: h.system, skillServers: h.skillServers,
 		front: front, modes: newChatModes(h.modes),
-		perms:   newPermissionStore(stateDir(flags.stateDirFlag(), a.Getenv)),
+		perms:   host.NewPermissionStore(host.StateDir(flags.stateDirFlag(), a.Getenv)),
 		decider: h.modes, approver: h.approver, mem: h.mem,
 		instructions: parts.instructions,
 	}
@@ -218,7 +220,7 @@ func (a *App) chat(ctx context.Context, flags *commonFlags, first string) error 
 		complete := s.completePromptArg
 		front.onComplete.Store(&complete)
 	}
-	restoreSummaries(sr.Resumed(), parts.summarize, s.conv)
+	host.RestoreSummaries(sr.Resumed(), parts.summarize, s.conv)
 	if res := sr.Resumed(); res != nil && res.Snapshot != nil {
 		s.resetUsage(&res.Snapshot.Info.Usage)
 	}
@@ -516,7 +518,7 @@ func (s *chatSession) clear(ctx context.Context) {
 	old := s.conv.ID()
 	conv, err := s.sr.restart(ctx)
 	if err != nil {
-		fmt.Fprintf(s.app.Stderr, "rein: cannot start a new session: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
+		fmt.Fprintf(s.app.Stderr, "rein: cannot start a new session: %s\n", termsafe.Line(s.ex.scrub(textclip.FirstLine(err.Error()))))
 		return
 	}
 	if s.summarize != nil {
@@ -542,7 +544,7 @@ func (s *chatSession) compact(ctx context.Context) {
 			if reason == "" {
 				reason = v.Reason
 			}
-			fmt.Fprintf(s.app.Stderr, "(compaction stopped by a PreCompact hook: %s)\n", termsafe.Line(s.ex.scrub(oneLine(reason))))
+			fmt.Fprintf(s.app.Stderr, "(compaction stopped by a PreCompact hook: %s)\n", termsafe.Line(s.ex.scrub(textclip.FirstLine(reason))))
 			return
 		}
 	}
@@ -557,7 +559,7 @@ func (s *chatSession) compact(ctx context.Context) {
 	case sig != nil:
 		fmt.Fprintln(s.app.Stderr, s.cancelled("compaction cancelled"))
 	case errors.Is(err, history.ErrNothingToCompact):
-		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", termsafe.Line(s.ex.scrub(strings.TrimPrefix(oneLine(err.Error()), "memory: nothing to compact: "))))
+		fmt.Fprintf(s.app.Stderr, "(nothing to compact: %s)\n", termsafe.Line(s.ex.scrub(strings.TrimPrefix(textclip.FirstLine(err.Error()), "memory: nothing to compact: "))))
 	case err != nil:
 		fmt.Fprintf(s.app.Stderr, "rein: compaction failed: %s\n", s.ex.errorLine(err))
 	case info == nil:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // diff is /diff: the session's file changes as one unified diff on
@@ -64,7 +65,7 @@ func (s *chatSession) undo(ctx context.Context, arg string) {
 			strings.Join(notes, " and "))
 	}
 	if err != nil {
-		fmt.Fprintf(errw, "rein: /undo stopped: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
+		fmt.Fprintf(errw, "rein: /undo stopped: %s\n", termsafe.Line(s.ex.scrub(textclip.FirstLine(err.Error()))))
 	}
 }
 

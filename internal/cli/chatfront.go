@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/mcp"
@@ -36,7 +37,7 @@ func (a *App) chatCommandNames(wsDir string) []string {
 // directory; without one (or when it cannot be read) the history lasts
 // for the session only.
 func (a *App) openHistory(flags *commonFlags, wsDir string) *tui.History {
-	path := historyPath(stateDir(flags.stateDirFlag(), a.Getenv), wsDir)
+	path := historyPath(host.StateDir(flags.stateDirFlag(), a.Getenv), wsDir)
 	h, err := tui.OpenHistory(path)
 	if err != nil {
 		h, _ = tui.OpenHistory("")
@@ -63,7 +64,7 @@ const maxCompletions = 200
 // relative paths only, never through "..", hidden entries only when the
 // prefix names them.
 func workspacePaths(wsDir string) func(string) []string {
-	root := canonicalDir(wsDir)
+	root := host.CanonicalDir(wsDir)
 	return func(prefix string) []string {
 		if filepath.IsAbs(prefix) || slices.Contains(strings.Split(prefix, "/"), "..") {
 			return nil
@@ -206,19 +207,19 @@ func (s *chatSession) permissionsCommand(arg string) {
 			fmt.Fprintln(w, "rein: /permissions rm takes the number of a grant, as /permissions lists them")
 			return
 		}
-		p, err := s.perms.remove(s.ws.Dir(), n)
+		p, err := s.perms.Remove(s.ws.Dir(), n)
 		if err != nil {
 			fmt.Fprintf(w, "rein: %s\n", termsafe.Line(err.Error()))
 			return
 		}
-		fmt.Fprintf(w, "revoked %s (from the next session on; this one keeps its session approvals)\n", termsafe.Line(p.describe()))
+		fmt.Fprintf(w, "revoked %s (from the next session on; this one keeps its session approvals)\n", termsafe.Line(p.Describe()))
 		return
 	}
 	if arg != "" {
 		fmt.Fprintln(w, "rein: /permissions takes nothing or rm N")
 		return
 	}
-	ps, err := s.perms.list(s.ws.Dir())
+	ps, err := s.perms.List(s.ws.Dir())
 	if err != nil {
 		fmt.Fprintf(w, "rein: %s\n", termsafe.Line(err.Error()))
 		return
@@ -228,6 +229,6 @@ func (s *chatSession) permissionsCommand(arg string) {
 		return
 	}
 	for i, p := range ps {
-		fmt.Fprintf(w, "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.when())
+		fmt.Fprintf(w, "%d. %s (%s)\n", i+1, termsafe.Line(p.Describe()), p.When())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -63,7 +64,7 @@ func (s *chatSession) bangCommand(ctx context.Context, line string) {
 		if denied == "" {
 			denied = "denied"
 		}
-		fmt.Fprintf(w, "rein: !%s was not run: %s\n", termsafe.Line(line), termsafe.Line(s.ex.scrub(oneLine(denied))))
+		fmt.Fprintf(w, "rein: !%s was not run: %s\n", termsafe.Line(line), termsafe.Line(s.ex.scrub(textclip.FirstLine(denied))))
 		return
 	}
 	out := s.ex.scrub(res.Content)
@@ -127,7 +128,7 @@ func (s *chatSession) attachFiles(msg string) (string, bool) {
 			continue
 		}
 		if err != nil {
-			fmt.Fprintf(s.app.Stderr, "rein: cannot attach @%s: %s; the message was not sent\n", termsafe.Line(p), termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
+			fmt.Fprintf(s.app.Stderr, "rein: cannot attach @%s: %s; the message was not sent\n", termsafe.Line(p), termsafe.Line(s.ex.scrub(textclip.FirstLine(err.Error()))))
 			return "", false
 		}
 		fmt.Fprintf(&b, "\n\n[Attached by the user: %s%s]\n%s", p, note, fenced(text))

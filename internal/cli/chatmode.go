@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
 )
@@ -152,7 +154,7 @@ func (s *chatSession) journalMode(ctx context.Context, p policy.Preset) {
 	}
 	ev := agent.Event{Type: EventModeChanged, RunID: s.sr.ID(), Time: time.Now().UTC(), Text: string(p)}
 	if err := s.sr.Append(ctx, ev); err != nil {
-		s.modeNotice("rein: could not record the mode change: " + oneLine(err.Error()))
+		s.modeNotice("rein: could not record the mode change: " + textclip.FirstLine(err.Error()))
 	}
 }
 
@@ -227,7 +229,7 @@ func (s *chatSession) modeSystem() string {
 			"such calls are denied until the user accepts the plan. When the plan is accepted you will be told to carry it out."
 	case cur != s.modes.initial:
 		return fmt.Sprintf("# Mode\n\nThe user switched the session to the %s preset: %s. This replaces the preset stated above.",
-			cur, presetSummaries[cur])
+			cur, host.PresetSummaries[cur])
 	}
 	return ""
 }

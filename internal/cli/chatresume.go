@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
@@ -34,7 +36,7 @@ func (s *chatSession) resumeCommand(ctx context.Context, arg string) {
 	w := s.app.Stderr
 	list, err := s.resumable(ctx)
 	if err != nil {
-		fmt.Fprintf(w, "rein: cannot list the sessions: %s\n", termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
+		fmt.Fprintf(w, "rein: cannot list the sessions: %s\n", termsafe.Line(s.ex.scrub(textclip.FirstLine(err.Error()))))
 		return
 	}
 	if arg != "" {
@@ -58,7 +60,7 @@ func (s *chatSession) resumeCommand(ctx context.Context, arg string) {
 		if title == "" {
 			title = "(no message)"
 		}
-		fmt.Fprintf(&b, "%3d. %s  %-12s %s\n", i+1, in.ID, age(now, in.Updated), termsafe.Line(s.ex.scrub(clipRunes(title, 60))))
+		fmt.Fprintf(&b, "%3d. %s  %-12s %s\n", i+1, in.ID, age(now, in.Updated), termsafe.Line(s.ex.scrub(host.ClipRunes(title, 60))))
 	}
 	b.WriteString("type its number to resume one (anything else leaves the list)\n")
 	io.WriteString(w, b.String())
@@ -110,13 +112,13 @@ func (s *chatSession) resume(ctx context.Context, id string) {
 	old := s.conv.ID()
 	res, err := s.sr.switchTo(ctx, id)
 	if err != nil {
-		fmt.Fprintf(s.app.Stderr, "rein: cannot resume %s: %s\n", termsafe.Line(id), termsafe.Line(s.ex.scrub(oneLine(err.Error()))))
+		fmt.Fprintf(s.app.Stderr, "rein: cannot resume %s: %s\n", termsafe.Line(id), termsafe.Line(s.ex.scrub(textclip.FirstLine(err.Error()))))
 		return
 	}
 	if s.summarize != nil {
 		s.summarize.Forget(old)
 	}
-	restoreSummaries(res, s.summarize, res.Conversation)
+	host.RestoreSummaries(res, s.summarize, res.Conversation)
 	s.conv, s.context, s.note = res.Conversation, nil, ""
 	var used *model.Usage
 	if res.Snapshot != nil {
@@ -137,7 +139,7 @@ func (sr *sessionRun) switchTo(ctx context.Context, id string) (*session.Resumed
 		return nil, err
 	}
 	if err := sr.detach(); err != nil {
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 	}
 	if err := sr.attach(res.Conversation, res.Journal); err != nil {
 		res.Journal.Close()
@@ -157,7 +159,7 @@ func (s *chatSession) announceResumed(res *session.Resumed) {
 	exs := s.lastExchanges(res.Conversation.Messages(), replayExchanges)
 	title := ""
 	if info.Title != "" {
-		title = fmt.Sprintf(" %q", clipRunes(info.Title, 60))
+		title = fmt.Sprintf(" %q", host.ClipRunes(info.Title, 60))
 	}
 	header := fmt.Sprintf("resumed session %s%s (updated %s)", info.ID, s.ex.scrub(title), age(time.Now(), info.Updated))
 	switch len(exs) {
@@ -196,7 +198,7 @@ func (s *chatSession) lastExchanges(msgs []model.Message, n int) []tui.Exchange 
 		case model.RoleUser:
 			// The user's own words: not the context hooks appended.
 			if t := strings.TrimSpace(m.FirstText()); t != "" {
-				out = append(out, tui.Exchange{User: s.ex.scrub(clipRunes(t, replayAnswer))})
+				out = append(out, tui.Exchange{User: s.ex.scrub(host.ClipRunes(t, replayAnswer))})
 			}
 		case model.RoleAssistant:
 			if len(out) == 0 {
@@ -204,7 +206,7 @@ func (s *chatSession) lastExchanges(msgs []model.Message, n int) []tui.Exchange 
 			}
 			ex := &out[len(out)-1]
 			for _, c := range m.ToolCalls() {
-				ex.Tools = append(ex.Tools, s.ex.scrub(clipRunes(c.Name+" "+string(c.Args), replayTool)))
+				ex.Tools = append(ex.Tools, s.ex.scrub(host.ClipRunes(c.Name+" "+string(c.Args), replayTool)))
 			}
 			if t := strings.TrimSpace(m.Text()); t != "" {
 				if ex.Answer != "" {
@@ -218,7 +220,7 @@ func (s *chatSession) lastExchanges(msgs []model.Message, n int) []tui.Exchange 
 		out = out[len(out)-n:]
 	}
 	for i := range out {
-		out[i].Answer = s.ex.scrub(clipRunes(out[i].Answer, replayAnswer))
+		out[i].Answer = s.ex.scrub(host.ClipRunes(out[i].Answer, replayAnswer))
 	}
 	return out
 }

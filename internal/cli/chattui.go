@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/tui"
 )
 
@@ -296,6 +297,6 @@ func historyPath(state, ws string) string {
 // workspaceKey names a workspace in file names: a hash of its canonical
 // path (paths hold separators and may be long).
 func workspaceKey(ws string) string {
-	sum := sha256.Sum256([]byte(canonicalDir(ws)))
+	sum := sha256.Sum256([]byte(host.CanonicalDir(ws)))
 	return hex.EncodeToString(sum[:8])
 }

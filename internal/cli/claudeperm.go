@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/policy/claudeperm"
 	"github.com/reinharness/rein/policy/netrules"
@@ -48,7 +50,7 @@ func loadClaudePerms(ws, home string) claudePerms {
 	var cp claudePerms
 	env := claudeperm.Env{Workspace: ws, Home: home}
 	read := func(dir, name, shown string, report bool) *claudeFile {
-		data, err := readSettings(dir, name)
+		data, err := host.ReadSettings(dir, name)
 		if err != nil {
 			if report && !errors.Is(err, fs.ErrNotExist) {
 				cp.warnings = append(cp.warnings, fmt.Sprintf("%s: permissions not read: %v", shown, err))
@@ -75,8 +77,8 @@ func loadClaudePerms(ws, home string) claudePerms {
 	}
 	// In the home directory itself, .claude/settings.json is the user's
 	// own file, not a repository's.
-	inHome := home != "" && canonicalDir(home) == canonicalDir(ws)
-	for _, name := range claudeSettingsFiles {
+	inHome := home != "" && host.CanonicalDir(home) == host.CanonicalDir(ws)
+	for _, name := range host.ClaudeSettingsFiles {
 		if inHome && name == userClaudeSettings {
 			continue
 		}
@@ -119,23 +121,23 @@ func (cp claudePerms) fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func permissionsStore(stateDir string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir, permissionsTrustFile)}
+func permissionsStore(stateDir string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(stateDir, permissionsTrustFile)}
 }
 
 // status says whether the project's allow rules apply: trusted as the
 // files are now.
-func (cp claudePerms) status(store *hookTrustStore, ws string) hookTrust {
+func (cp claudePerms) status(store *host.TrustStore, ws string) host.TrustStatus {
 	if !cp.hasProjectAllow() {
-		return hookTrust{Trusted: true}
+		return host.TrustStatus{Trusted: true}
 	}
-	return store.status(ws, cp.fingerprint(), nil)
+	return store.PinStatus(ws, cp.fingerprint(), nil)
 }
 
 // trust records the project's allow rules, as the files are now, as
 // trusted for ws.
-func (cp claudePerms) trust(store *hookTrustStore, ws string) (hookTrust, error) {
-	return store.trust(ws, cp.fingerprint(), nil)
+func (cp claudePerms) trust(store *host.TrustStore, ws string) (host.TrustStatus, error) {
+	return store.TrustPins(ws, cp.fingerprint(), nil)
 }
 
 // claudeApplied is what the Claude Code permissions add to a run.
@@ -211,7 +213,7 @@ func (a *App) claudePermissions(ws, home, state string) claudeApplied {
 	if cp.hasProjectAllow() && !st.Trusted && (st.Known || st.Err != nil) {
 		why := "they changed since you trusted them"
 		if st.Err != nil {
-			why = oneLine(st.Err.Error())
+			why = textclip.FirstLine(st.Err.Error())
 		}
 		out.warnings = append(out.warnings, "the workspace's Claude Code allow rules are not applied: "+why)
 	}
@@ -225,7 +227,7 @@ func (a *App) claudePermissions(ws, home, state string) claudeApplied {
 // trustPermissionsCmd records the project's Claude Code allow rules as
 // trusted and shows what they allow.
 func (a *App) trustPermissionsCmd(cp claudePerms, ws, stateDirFlag string) error {
-	store := permissionsStore(stateDir(stateDirFlag, a.Getenv))
+	store := permissionsStore(host.StateDir(stateDirFlag, a.Getenv))
 	before := cp.status(store, ws)
 	if _, err := cp.trust(store, ws); err != nil {
 		return err
@@ -253,7 +255,7 @@ func (a *App) listPermissions(out io.Writer, cp claudePerms, ws, stateDirFlag st
 		return
 	}
 	runs := "yes"
-	if st := cp.status(permissionsStore(stateDir(stateDirFlag, a.Getenv)), ws); !st.Trusted {
+	if st := cp.status(permissionsStore(host.StateDir(stateDirFlag, a.Getenv)), ws); !st.Trusted {
 		runs = "no: " + untrustedWhy(st)
 	}
 	for _, f := range cp.project {

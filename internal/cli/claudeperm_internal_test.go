@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -114,7 +115,7 @@ func TestClaudePermsTrustPinsContent(t *testing.T) {
 // TestPolicyToolsClaudeMCPNames: [[policy.tools]] rules written in Claude
 // Code's spelling of MCP tools decide rein's names too.
 func TestPolicyToolsClaudeMCPNames(t *testing.T) {
-	got := withClaudeMCPNames([]policy.ToolRule{{Name: "mcp__github__create_issue", Action: "deny"}, {Name: "mcp__fs", Action: "ask"}, {Name: "read_file", Action: "allow"}})
+	got := host.WithClaudeMCPNames([]policy.ToolRule{{Name: "mcp__github__create_issue", Action: "deny"}, {Name: "mcp__fs", Action: "ask"}, {Name: "read_file", Action: "allow"}})
 	var names []string
 	for _, r := range got {
 		names = append(names, r.Name+":"+r.Action)

@@ -28,7 +28,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // Exit codes.
@@ -123,12 +125,18 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(a.Stderr, "rein: %s\n", oneLine(ue.msg))
+		fmt.Fprintf(a.Stderr, "rein: %s\n", textclip.FirstLine(ue.msg))
 		return ExitUsage
 	}
 	// Cobra's own argument and command errors are usage errors too.
-	fmt.Fprintf(a.Stderr, "rein: %s; see 'rein --help'\n", oneLine(err.Error()))
+	fmt.Fprintf(a.Stderr, "rein: %s; see 'rein --help'\n", textclip.FirstLine(err.Error()))
 	return ExitUsage
+}
+
+// Env is the environment the composition root (internal/host) reads:
+// this App's variables, working directory and stderr.
+func (a *App) Env() host.Env {
+	return host.Env{Getenv: a.Getenv, Getwd: a.Getwd, Stderr: a.Stderr}
 }
 
 func (a *App) defaults() {
@@ -195,14 +203,4 @@ http://127.0.0.1:8080 by default, vLLM, OpenAI) or to the Anthropic API.
 	root.AddCommand(a.sandboxCommand(), a.configCommand(), a.acpCommand(), a.lspCommand())
 	root.AddCommand(a.extensionCommands()...)
 	return root
-}
-
-// oneLine collapses a message to its first line so every error stays one
-// line on stderr.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
@@ -53,7 +55,7 @@ type harness struct {
 	maxVerify int
 	// agents are the custom agents the task tool offers, agentWarnings
 	// the files skipped or shadowed; children shows sub-agents' events.
-	agents        []agentDef
+	agents        []host.AgentDef
 	agentWarnings []string
 	children      *childEvents
 	// profiles loads the named profiles custom agents run under
@@ -81,7 +83,7 @@ type harness struct {
 	// configured or found. lspTrust holds the project servers the user
 	// trusted (rein lsp trust).
 	lsp      *lsp.Manager
-	lspTrust *hookTrustStore
+	lspTrust *host.TrustStore
 	// headless answers the MCP servers when nobody can be asked
 	// (headlesssampling.go); console replaces it in a chat.
 	headless *headlessInteraction
@@ -119,29 +121,29 @@ type harnessOptions struct {
 // the toolset, the layered policy and the approver. Warnings (ignored
 // project settings) go to stderr.
 func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error) {
-	home := homeDir(a.Getenv)
-	sb, err := loadSandbox(cfg, o.workspace, home)
+	home := host.HomeDir(a.Getenv)
+	sb, err := host.LoadSandbox(cfg, o.workspace, home)
 	if err != nil {
 		return nil, err
 	}
-	layers, err := policyLayers(cfg, o.flags.preset)
+	layers, err := host.PolicyLayers(cfg, o.flags.preset)
 	if err != nil {
 		return nil, err
 	}
-	network, networkWarnings, err := loadNetworkRules(cfg)
+	network, networkWarnings, err := host.LoadNetworkRules(cfg)
 	if err != nil {
 		return nil, err
 	}
-	state := stateDir(o.flags.stateDirFlag(), a.Getenv)
-	perms := newPermissionStore(state)
+	state := host.StateDir(o.flags.stateDirFlag(), a.Getenv)
+	perms := host.NewPermissionStore(state)
 	var granted []policy.Layer
-	if l, ok, err := perms.layer(o.workspace); err != nil {
+	if l, ok, err := perms.Layer(o.workspace); err != nil {
 		return nil, fmt.Errorf("reading the permissions granted in chat: %w", err)
 	} else if ok {
 		granted = append(granted, l)
 	}
 	layers = append(layers, granted...)
-	approved, err := openApproved(state)
+	approved, err := host.OpenApproved(state)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// network. Writes to protected paths ask (the built-in list, the files
 	// trusted MCP servers run, rein's and the shell's configuration when
 	// the workspace holds them), and commands may not change them at all.
-	real := canonicalDir(o.workspace)
+	real := host.CanonicalDir(o.workspace)
 	// Claude Code's permissions: deny and ask at once, a project's allow
 	// once trusted (claudeperm.go).
 	claude := a.claudePermissions(real, home, state)
@@ -165,9 +167,9 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	network.Allow = append(network.Allow, claude.network.Allow...)
 	network.Deny = append(network.Deny, claude.network.Deny...)
 	networkWarnings = append(networkWarnings, claude.warnings...)
-	protected := append(protectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
-		a.protectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
-	protected = append(protected, protectedAs(hookFiles(cfg, real), "a hook runs it")...)
+	protected := append(host.ProtectedAs(plan.trustedServerFiles(), "a trusted MCP server runs it"),
+		a.Env().ProtectedInWorkspace(real, home, o.flags.stateDirFlag(), o.flags.configFile)...)
+	protected = append(protected, host.ProtectedAs(host.HookFiles(cfg, real), "a hook runs it")...)
 	engine, err := policy.NewEngine(policy.EngineConfig{
 		Workspace: real, Home: home, Layers: layers, Approved: trustedApprovals{approved, claude.trusted}, Protected: protected, Network: network,
 	})
@@ -180,14 +182,14 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	}
 	hidden := a.sandboxHidden(home, state, o.flags.configFile)
 	ws, err := workspace.Open(o.workspace, workspace.Options{
-		Sandbox:          sb.mode,
-		SandboxReadable:  sb.readable,
-		SandboxWritable:  sb.writable,
-		SandboxNetwork:   sb.allowNetwork(string(engine.Preset())),
+		Sandbox:          sb.Mode,
+		SandboxReadable:  sb.Readable,
+		SandboxWritable:  sb.Writable,
+		SandboxNetwork:   sb.AllowNetwork(string(engine.Preset())),
 		SandboxHidden:    hidden,
 		SandboxProtected: roPaths,
-		SandboxLimits:    sb.limits,
-		SandboxCaches:    workspaceCaches(sb, state, real, a.Stderr),
+		SandboxLimits:    sb.Limits,
+		SandboxCaches:    host.WorkspaceCaches(sb, state, real, a.Stderr),
 		// The session store keeps before-images up to this size for undo
 		// across runs; the journal must hold them until they are stored.
 		JournalFileBytes: session.DefaultMaxImageBytes,
@@ -202,11 +204,11 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// the profile's configuration.
 	h.profiles = &profileLoader{a: a, flags: o.flags, workspace: o.workspace, parent: cfg, preset: engine.Preset(),
 		engine: func(c *config.Config) (*policy.Engine, error) {
-			ls, err := policyLayers(c, o.flags.preset)
+			ls, err := host.PolicyLayers(c, o.flags.preset)
 			if err != nil {
 				return nil, err
 			}
-			net, _, err := loadNetworkRules(c)
+			net, _, err := host.LoadNetworkRules(c)
 			if err != nil {
 				return nil, err
 			}
@@ -222,7 +224,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 			return nil, err
 		}
 		// Memory is a help, never a reason to refuse a run.
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 	}
 	if h.appendPrompt, err = a.readAppendPrompt(o.flags); err != nil {
 		h.mem.close()
@@ -235,7 +237,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	vs, err := loadVerify(cfg)
+	vs, err := host.LoadVerify(cfg)
 	if err != nil {
 		ws.Close()
 		return nil, err
@@ -243,7 +245,7 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 	// A repository's checks run only once trusted, like its hooks.
 	vs = a.trustedChecks(vs, real, state)
 	if !o.flags.noVerify {
-		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.maxAttempts
+		h.verify, h.maxVerify = newVerifier(ws, vs, newExplainer(cfg.Model).scrub), vs.MaxAttempts
 		if h.verify != nil {
 			h.verify.mode = h.modes.Preset
 		}
@@ -267,8 +269,8 @@ func (a *App) newHarness(cfg *config.Config, o harnessOptions) (*harness, error)
 		ws.Close()
 		return nil, err
 	}
-	for _, w := range append(append(append(append(sb.warnings, h.engine.Warnings()...), vs.warnings...), h.agentWarnings...), networkWarnings...) {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	for _, w := range append(append(append(append(sb.Warnings, h.engine.Warnings()...), vs.Warnings...), h.agentWarnings...), networkWarnings...) {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(w))
 	}
 	if o.front != nil {
 		h.toolProgress = o.front.toolOutput
@@ -328,7 +330,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 		return err
 	}
 	h.agentWarnings = append(h.agentWarnings, lspWarnings...) // printed with them
-	disabled, err := loadDisabledTools(cfg, set.Names())
+	disabled, err := host.LoadDisabledTools(cfg, set.Names())
 	if err != nil {
 		return err
 	}
@@ -336,7 +338,7 @@ func (h *harness) build(cfg *config.Config, getenv func(string) string, prompt s
 	h.tools = set
 	h.system = cfg.Agent.SystemPrompt
 	if h.system == "" {
-		h.system = defaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
+		h.system = host.DefaultSystemPrompt(h.ws.Dir(), set.Names(), h.engine.Preset())
 	}
 	h.system = withProjectInstructions(h.system, cfg)
 	h.system = withTeamMemory(h.system, h.ws.Dir())
@@ -412,7 +414,7 @@ func (h *warningHandler) Enabled(_ context.Context, l slog.Level) bool { return 
 // Handle implements slog.Handler.
 func (h *warningHandler) Handle(_ context.Context, r slog.Record) error {
 	msg := strings.TrimPrefix(r.Message, "rein: ")
-	_, err := fmt.Fprintf(h.w, "rein: warning: %s\n", oneLine(msg))
+	_, err := fmt.Fprintf(h.w, "rein: warning: %s\n", textclip.FirstLine(msg))
 	return err
 }
 

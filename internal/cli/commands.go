@@ -9,6 +9,7 @@ import (
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // builtinChatCommands are the slash commands of `rein chat` itself; a
@@ -29,7 +30,7 @@ var claudeModelAliases = map[string]bool{"haiku": true, "sonnet": true, "opus": 
 func (a *App) loadCommands(wsDir string) *command.Set {
 	set, warnings := command.Load(command.Dirs(a.userConfigDir(), wsDir), builtinChatCommands)
 	for _, w := range warnings {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(oneLine(w)))
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(textclip.FirstLine(w)))
 	}
 	return set
 }

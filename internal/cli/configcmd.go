@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/telemetry/redact"
@@ -115,7 +116,7 @@ func printValues(w io.Writer, profile string, by config.Source, profiles []strin
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tORIGIN\tSOURCE")
 	for _, v := range values {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Key, clipRunes(v.Value, 80), v.Origin, v.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Key, host.ClipRunes(v.Value, 80), v.Origin, v.Source)
 	}
 	return tw.Flush()
 }

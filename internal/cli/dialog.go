@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/internal/approve"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/policy/shell"
@@ -26,7 +27,7 @@ import (
 type dialogApprover struct {
 	front *tuiFront
 	ws    *workspace.Workspace
-	perms *permissionStore
+	perms *host.PermissionStore
 	inner policy.Approver
 
 	mu      sync.Mutex // one approval at a time
@@ -38,7 +39,7 @@ type dialogApprover struct {
 	answers []string
 }
 
-func newDialogApprover(f *tuiFront, ws *workspace.Workspace, perms *permissionStore, engine policy.Decider) *dialogApprover {
+func newDialogApprover(f *tuiFront, ws *workspace.Workspace, perms *host.PermissionStore, engine policy.Decider) *dialogApprover {
 	d := &dialogApprover{front: f, ws: ws, perms: perms}
 	d.inner = approve.Console(strings.NewReader(""), io.Discard, approve.ConsoleOptions{Workspace: ws.Dir(), Decider: engine, ReadLine: d.readLine})
 	return d
@@ -79,7 +80,7 @@ func (d *dialogApprover) readLine(ctx context.Context) (string, error) {
 		case tui.ChoiceSession:
 			return "s", nil
 		case tui.ChoiceAlways:
-			if err := d.perms.add(d.ws.Dir(), grants(d.call, d.ws.Dir())...); err != nil {
+			if err := d.perms.Add(d.ws.Dir(), grants(d.call, d.ws.Dir())...); err != nil {
 				d.front.send(tui.NoticeMsg{Kind: tui.NoticeError, Text: "rein: could not save the permission: " + err.Error() + " (allowed for this session)"})
 			}
 			return "s", nil
@@ -112,11 +113,11 @@ func (d *dialogApprover) request(c policy.Call, dec policy.Decision) tui.Approva
 // command of a command line the analyzer reads statically, exactly; the
 // tool itself otherwise. A command line it cannot read (dynamic names,
 // concerns) gets none: it would be a grant nobody can see the extent of.
-func grants(c policy.Call, ws string) []permission {
+func grants(c policy.Call, ws string) []host.Permission {
 	now := time.Now().UTC()
 	eff := c.Spec.Effects
 	if !eff.Exec {
-		return []permission{{Tool: c.Spec.Name, Added: now}}
+		return []host.Permission{{Tool: c.Spec.Name, Added: now}}
 	}
 	var args map[string]any
 	json.Unmarshal(c.Args, &args)
@@ -129,12 +130,12 @@ func grants(c policy.Call, ws string) []permission {
 	if len(an.Concerns()) > 0 || len(an.Hard()) > 0 || len(an.Commands) == 0 {
 		return nil
 	}
-	var out []permission
+	var out []host.Permission
 	for _, sc := range an.Commands {
 		if sc.Dynamic {
 			return nil
 		}
-		out = append(out, permission{Command: sc.Args, Added: now})
+		out = append(out, host.Permission{Command: sc.Args, Added: now})
 	}
 	return out
 }

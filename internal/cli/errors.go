@@ -16,6 +16,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/internal/secret"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/model/transport"
@@ -63,7 +64,7 @@ func (e *explainer) scrubKnown(s string) string {
 // errorLine explains a run's error in one line (without the "rein: "
 // prefix).
 func (e *explainer) errorLine(err error) string {
-	return termsafe.Line(e.scrub(transport.Redact(oneLine(e.explain(err)))))
+	return termsafe.Line(e.scrub(transport.Redact(textclip.FirstLine(e.explain(err)))))
 }
 
 func (e *explainer) explain(err error) string {
@@ -76,7 +77,7 @@ func (e *explainer) explain(err error) string {
 	}
 	switch {
 	case errors.Is(err, model.ErrCircuitOpen):
-		return fmt.Sprintf("%s; wait for the model server to recover or pass --endpoint", stripPrefixes(oneLine(err.Error())))
+		return fmt.Sprintf("%s; wait for the model server to recover or pass --endpoint", stripPrefixes(textclip.FirstLine(err.Error())))
 	case errors.As(err, &apiErr):
 		return e.explainAPI(apiErr)
 	case errors.As(err, &connErr):
@@ -88,10 +89,10 @@ func (e *explainer) explain(err error) string {
 		return "interrupted"
 	}
 	if errors.Is(err, agent.ErrModelCall) {
-		return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(oneLine(err.Error())), e.endpoint)
+		return fmt.Sprintf("%s; check the model server at %s", stripPrefixes(textclip.FirstLine(err.Error())), e.endpoint)
 	}
 	// Not the model server's: a journal, a hook, a tool server, a file.
-	return stripPrefixes(oneLine(err.Error()))
+	return stripPrefixes(textclip.FirstLine(err.Error()))
 }
 
 // explainAPI explains an error answer from the model server.

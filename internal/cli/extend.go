@@ -17,6 +17,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 )
@@ -118,7 +119,7 @@ func (a *App) Fail(err error) error {
 	if err == nil || errors.As(err, &ue) || errors.As(err, &ee) {
 		return err
 	}
-	fmt.Fprintf(a.Stderr, "rein: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(a.Stderr, "rein: %s\n", textclip.FirstLine(err.Error()))
 	return &exitError{code: ExitFailed}
 }
 
@@ -126,7 +127,7 @@ func (a *App) Fail(err error) error {
 func ExitCode(kind agent.OutcomeKind) int { return exitCode(kind) }
 
 // OneLine collapses a message to its first line.
-func OneLine(s string) string { return oneLine(s) }
+func OneLine(s string) string { return textclip.FirstLine(s) }
 
 // Output formats.
 const (

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 )
 
@@ -188,13 +190,13 @@ func (a *App) load(f *commonFlags) (*config.Config, string, error) {
 		return nil, "", &usageError{msg: err.Error()}
 	}
 	if err == nil {
-		err = refuseProjectProfileWidening(cfg, ws, homeDir(a.Getenv))
+		err = host.RefuseProjectProfileWidening(cfg, ws, host.HomeDir(a.Getenv))
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(w))
 	}
 	return cfg, ws, nil
 }
@@ -216,7 +218,7 @@ func (a *App) workspace(dir string) (string, error) {
 		if abs, err := filepath.Abs(wd); err == nil {
 			wd = abs
 		}
-		dir = repositoryRoot(wd, a.Getenv("HOME"))
+		dir = host.RepositoryRoot(wd, a.Getenv("HOME"))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

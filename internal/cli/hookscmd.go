@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // NewHooksCommand returns `rein hooks` with its subcommands list and
@@ -48,22 +50,22 @@ the workspace; network = true or false sets its network.`,
 
 // loadHookSet loads the configuration the flags name, its hooks and the
 // project's [verify] checks (which need the same trust).
-func (a *App) loadHookSet(f *mcpFlags) (hookSet, string, error) {
+func (a *App) loadHookSet(f *mcpFlags) (host.HookSet, string, error) {
 	cfg, ws, err := a.load(&f.common)
 	if err != nil {
-		return hookSet{}, "", err
+		return host.HookSet{}, "", err
 	}
-	ws = canonicalDir(ws)
-	set, err := loadHooks(cfg, ws)
+	ws = host.CanonicalDir(ws)
+	set, err := host.LoadHooks(cfg, ws)
 	if err != nil {
-		return hookSet{}, "", err
+		return host.HookSet{}, "", err
 	}
-	vs, err := loadVerify(cfg)
+	vs, err := host.LoadVerify(cfg)
 	if err != nil {
-		return hookSet{}, "", err
+		return host.HookSet{}, "", err
 	}
-	set.checks = projectChecks(vs.checks)
-	a.warnHookConfig(set.warnings)
+	set.Checks = projectChecks(vs.Checks)
+	a.warnHookConfig(set.Warnings)
 	return set, ws, nil
 }
 
@@ -81,15 +83,15 @@ func (a *App) hooksListCommand() *cobra.Command {
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			all := set.all()
+			all := set.All()
 			out := termsafe.NewWriter(a.Stdout)
-			cp := loadClaudePerms(ws, homeDir(a.Getenv))
-			if len(all.Groups) == 0 && len(set.checks) == 0 && !cp.hasProjectAllow() {
+			cp := loadClaudePerms(ws, host.HomeDir(a.Getenv))
+			if len(all.Groups) == 0 && len(set.Checks) == 0 && !cp.hasProjectAllow() {
 				fmt.Fprintln(out, "no hooks are configured")
 				return nil
 			}
-			st := a.hookTrustStore(f.stateDir).Status(set.project, ws)
-			cst := checksStatus(checksStore(stateDir(f.stateDir, a.Getenv)), set.checks, ws)
+			st := a.Env().HooksTrustStore(f.stateDir).Status(set.Project, ws)
+			cst := checksStatus(checksStore(host.StateDir(f.stateDir, a.Getenv)), set.Checks, ws)
 			// Aligned columns; the escaping writer is under the
 			// tabwriter, so escapes are counted as the width they show.
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -114,12 +116,12 @@ func (a *App) hooksListCommand() *cobra.Command {
 						h.Timeout, termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
 			}
-			for _, c := range set.checks {
+			for _, c := range set.Checks {
 				runs := "yes (decided by the policy)"
 				if !cst.Trusted {
 					runs = "no: " + untrustedWhy(cst)
 				}
-				fmt.Fprintf(out, "Verify\t-\tproject\t%s\t%s\t%s\t%s\n", termsafe.Line(runs), c.timeout, termText(c.script, 1<<14), termText(c.source, 200))
+				fmt.Fprintf(out, "Verify\t-\tproject\t%s\t%s\t%s\t%s\n", termsafe.Line(runs), c.Timeout, termText(c.Script, 1<<14), termText(c.Source, 200))
 			}
 			a.listPermissions(out, cp, ws, f.stateDir)
 			return nil
@@ -130,14 +132,14 @@ func (a *App) hooksListCommand() *cobra.Command {
 }
 
 // untrustedWhy says in a few words why project hooks do not run.
-func untrustedWhy(st hookTrust) string { return trustWhy(st, " (rein hooks trust)") }
+func untrustedWhy(st host.TrustStatus) string { return trustWhy(st, " (rein hooks trust)") }
 
 // trustWhy says in a few words why what a store does not trust does not
 // run, hint naming the command that trusts it (or "").
-func trustWhy(st hookTrust, hint string) string {
+func trustWhy(st host.TrustStatus, hint string) string {
 	switch {
 	case st.Err != nil:
-		return "not trusted (" + oneLine(st.Err.Error()) + ")"
+		return "not trusted (" + textclip.FirstLine(st.Err.Error()) + ")"
 	case len(st.Changed) > 0:
 		return "changed since trusted: " + pathList(st.Changed)
 	case st.Known:
@@ -167,9 +169,9 @@ need no trust).`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			cp := loadClaudePerms(ws, homeDir(a.Getenv))
+			cp := loadClaudePerms(ws, host.HomeDir(a.Getenv))
 			a.warnHookConfig(cp.warnings)
-			if len(set.project.Groups) == 0 && len(set.checks) == 0 && !cp.hasProjectAllow() {
+			if len(set.Project.Groups) == 0 && len(set.Checks) == 0 && !cp.hasProjectAllow() {
 				fmt.Fprintln(a.Stdout, "this workspace defines no hooks; hooks in your own config need no trust")
 				return nil
 			}
@@ -178,22 +180,22 @@ need no trust).`,
 					return a.fail(err, nil)
 				}
 			}
-			if len(set.checks) > 0 {
-				if err := a.trustChecksCmd(set.checks, ws, f.stateDir); err != nil {
+			if len(set.Checks) > 0 {
+				if err := a.trustChecksCmd(set.Checks, ws, f.stateDir); err != nil {
 					return a.fail(err, nil)
 				}
 			}
-			if len(set.project.Groups) == 0 {
+			if len(set.Project.Groups) == 0 {
 				return nil
 			}
-			store := a.hookTrustStore(f.stateDir)
-			before := store.Status(set.project, ws)
-			st, err := store.Trust(set.project, ws)
+			store := a.Env().HooksTrustStore(f.stateDir)
+			before := store.Status(set.Project, ws)
+			st, err := store.Trust(set.Project, ws)
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			fmt.Fprintf(a.Stdout, "trusted %d hooks of %s:\n", set.project.Len(), termText(ws, 200))
-			for _, g := range set.project.Groups {
+			fmt.Fprintf(a.Stdout, "trusted %d hooks of %s:\n", set.Project.Len(), termText(ws, 200))
+			for _, g := range set.Project.Groups {
 				for _, h := range g.Hooks {
 					fmt.Fprintf(a.Stdout, "  %s %s: runs %s (%s)\n", g.Event, termText(orStar(g.Matcher), 80), termText(h.Command, 1<<14), termText(g.Source, 200))
 				}
@@ -219,15 +221,15 @@ const hooksSandboxNote = "  they run in rein's sandbox, like the agent's command
 
 // trustChecksCmd records the project's [verify] checks as trusted and
 // shows them.
-func (a *App) trustChecksCmd(checks []verifyCheck, ws, stateDirFlag string) error {
-	store := checksStore(stateDir(stateDirFlag, a.Getenv))
+func (a *App) trustChecksCmd(checks []host.VerifyCheck, ws, stateDirFlag string) error {
+	store := checksStore(host.StateDir(stateDirFlag, a.Getenv))
 	before := checksStatus(store, checks, ws)
 	if _, err := trustChecks(store, checks, ws); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.Stdout, "trusted %s of %s's [verify]:\n", plural(len(checks), "check"), termText(ws, 200))
 	for _, c := range checks {
-		fmt.Fprintf(a.Stdout, "  runs %s (%s)\n", termText(c.script, 1<<14), termText(c.source, 200))
+		fmt.Fprintf(a.Stdout, "  runs %s (%s)\n", termText(c.Script, 1<<14), termText(c.Source, 200))
 	}
 	if len(before.Changed) > 0 {
 		fmt.Fprintf(a.Stdout, "  changed since you last trusted them: %s\n", termsafe.Line(pathList(before.Changed)))

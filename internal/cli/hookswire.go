@@ -13,6 +13,8 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/workspace"
 	"github.com/reinharness/rein/workspace/sandbox"
@@ -50,18 +52,18 @@ func (a *App) wireHooks(cfg *config.Config, h *harness, sr *sessionRun, ac *agen
 // may; dir is where their transcripts live.
 func (a *App) hookRunner(cfg *config.Config, h *harness, stateDir string) (*hooks.Runner, string, error) {
 	ws := h.ws.Dir()
-	set, err := loadHooks(cfg, canonicalDir(ws))
+	set, err := host.LoadHooks(cfg, host.CanonicalDir(ws))
 	if err != nil {
 		return nil, "", err
 	}
-	a.warnHookConfig(set.warnings)
-	run := set.user
-	if len(set.project.Groups) > 0 {
-		store := &hookTrustStore{path: filepath.Join(stateDir, hooksTrustFile)}
-		if st := store.Status(set.project, canonicalDir(ws)); st.Trusted {
-			run.Add(set.project)
+	a.warnHookConfig(set.Warnings)
+	run := set.User
+	if len(set.Project.Groups) > 0 {
+		store := &host.TrustStore{Path: filepath.Join(stateDir, host.HooksTrustFile)}
+		if st := store.Status(set.Project, host.CanonicalDir(ws)); st.Trusted {
+			run.Add(set.Project)
 		} else {
-			a.warnUntrustedHooks(set.project, st)
+			a.warnUntrustedHooks(set.Project, st)
 		}
 	}
 	if len(run.Groups) == 0 {
@@ -111,7 +113,7 @@ func hookConfiner(ws *workspace.Workspace, environ []string) func(hooks.Command)
 
 // warnUntrustedHooks says once that the workspace's hooks did not run,
 // why, and how to allow them.
-func (a *App) warnUntrustedHooks(project hooks.Config, st hookTrust) {
+func (a *App) warnUntrustedHooks(project hooks.Config, st host.TrustStatus) {
 	sources := map[string]bool{}
 	for _, g := range project.Groups {
 		sources[g.Source] = true
@@ -124,7 +126,7 @@ func (a *App) warnUntrustedHooks(project hooks.Config, st hookTrust) {
 	what := fmt.Sprintf("the workspace defines %d hooks (%s)", project.Len(), pathList(names))
 	switch {
 	case st.Err != nil:
-		fmt.Fprintf(a.Stderr, "rein: warning: %s that were not run: %s\n", what, oneLine(st.Err.Error()))
+		fmt.Fprintf(a.Stderr, "rein: warning: %s that were not run: %s\n", what, textclip.FirstLine(st.Err.Error()))
 	case st.Known:
 		fmt.Fprintf(a.Stderr, "rein: warning: %s that were not run: they or the files they run changed since you trusted them; review them with rein hooks list, then run: rein hooks trust\n", what)
 	default:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 )
 
@@ -151,7 +152,7 @@ func initChange(name string, before, after initFile) string {
 
 // showInstructions prints which instruction files the agent was given.
 func (s *chatSession) showInstructions() {
-	if l := instructionsLine(s.instructions); l != "" {
+	if l := host.InstructionsLine(s.instructions); l != "" {
 		fmt.Fprintln(s.app.Stderr, termsafe.Line(l))
 		return
 	}

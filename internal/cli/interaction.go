@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
@@ -169,7 +170,7 @@ func (q *questioner) ask(prompt string) (string, error) {
 	case errors.Is(err, errInputEnded):
 		return "", err
 	case err != nil:
-		fmt.Fprintf(q.out, "  (%s)\n", oneLine(err.Error()))
+		fmt.Fprintf(q.out, "  (%s)\n", textclip.FirstLine(err.Error()))
 		return "", errUnreadable
 	}
 	line = strings.TrimSpace(line)

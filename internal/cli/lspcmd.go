@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/lsp"
 )
@@ -38,16 +39,16 @@ again. Every server runs in rein's sandbox, as the agent's commands do.`,
 
 // loadLSPFor loads the configuration the flags name and its [lsp]
 // settings, for the canonical workspace.
-func (a *App) loadLSPFor(f *mcpFlags) (lspSettings, string, error) {
+func (a *App) loadLSPFor(f *mcpFlags) (host.LspSettings, string, error) {
 	if f.format != formatText {
-		return lspSettings{}, "", usagef("rein lsp prints text only")
+		return host.LspSettings{}, "", usagef("rein lsp prints text only")
 	}
 	cfg, ws, err := a.load(&f.common)
 	if err != nil {
-		return lspSettings{}, "", err
+		return host.LspSettings{}, "", err
 	}
-	st, err := loadLSP(cfg, a.Getenv)
-	return st, canonicalDir(ws), err
+	st, err := host.LoadLSP(cfg, a.Getenv)
+	return st, host.CanonicalDir(ws), err
 }
 
 func (a *App) lspListCommand() *cobra.Command {
@@ -61,11 +62,11 @@ func (a *App) lspListCommand() *cobra.Command {
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			if len(st.servers) == 0 && len(st.project) == 0 {
+			if len(st.Servers) == 0 && len(st.Project) == 0 {
 				fmt.Fprintln(a.Stdout, "no language server is configured or found on PATH (gopls, typescript-language-server, pyright-langserver, rust-analyzer)")
 				return nil
 			}
-			trust := lspTrust(a.lspTrustStore(f.stateDir), st.project, ws)
+			trust := lspTrust(a.lspTrustStore(f.stateDir), st.Project, ws)
 			tw := tabwriter.NewWriter(termsafe.NewWriter(a.Stdout), 0, 4, 2, ' ', 0)
 			defer tw.Flush()
 			fmt.Fprintln(tw, "NAME\tLAYER\tSTARTS\tCOMMAND\tFILES")
@@ -73,15 +74,15 @@ func (a *App) lspListCommand() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termText(c.Name, 80), layer, termsafe.Line(starts),
 					termText(strings.Join(append([]string{c.Command}, c.Args...), " "), 1<<12), strings.Join(c.Extensions, " "))
 			}
-			for _, c := range st.project {
+			for _, c := range st.Project {
 				starts := "yes"
 				if !trust.Trusted {
 					starts = "no: " + trustWhy(trust, "") + " (rein lsp trust)"
 				}
 				row(c, "project", starts)
 			}
-			for _, c := range st.servers {
-				if trust.Trusted && projectHas(st.project, c.Name) {
+			for _, c := range st.Servers {
+				if trust.Trusted && projectHas(st.Project, c.Name) {
 					continue // replaced by the project's
 				}
 				row(c, "user", "yes")
@@ -107,18 +108,18 @@ any of it changes, they start nothing until you trust them again.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			if len(st.project) == 0 {
+			if len(st.Project) == 0 {
 				fmt.Fprintln(a.Stdout, "this workspace defines no language servers; servers in your own config need no trust")
 				return nil
 			}
 			store := a.lspTrustStore(f.stateDir)
-			tr, err := store.trust(ws, lspFingerprint(st.project), lspPins(st.project, ws))
+			tr, err := store.TrustPins(ws, lspFingerprint(st.Project), lspPins(st.Project, ws))
 			if err != nil {
 				return a.fail(err, nil)
 			}
 			out := termsafe.NewWriter(a.Stdout)
-			fmt.Fprintf(out, "trusted %s of %s:\n", plural(len(st.project), "language server"), termText(ws, 200))
-			for _, c := range st.project {
+			fmt.Fprintf(out, "trusted %s of %s:\n", plural(len(st.Project), "language server"), termText(ws, 200))
+			for _, c := range st.Project {
 				fmt.Fprintf(out, "  %s: runs %s for %s\n", termText(c.Name, 80), termText(strings.Join(append([]string{c.Command}, c.Args...), " "), 1<<12), strings.Join(c.Extensions, " "))
 			}
 			fmt.Fprintln(out, "  they run in rein's sandbox, like the agent's commands: the workspace writable, its protected paths read-only, your secret stores hidden")

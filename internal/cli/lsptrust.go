@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/mcp"
 )
@@ -23,8 +24,8 @@ const lspTrustFile = "trusted-lsp.json"
 // the first file rein reads and runs on every edit, so nothing of the
 // repository's choosing starts until the user trusted exactly what runs;
 // it still runs in the sandbox, as every command does.
-func (a *App) lspTrustStore(stateDirFlag string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir(stateDirFlag, a.Getenv), lspTrustFile)}
+func (a *App) lspTrustStore(stateDirFlag string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(host.StateDir(stateDirFlag, a.Getenv), lspTrustFile)}
 }
 
 // lspFingerprint identifies what the project servers run.
@@ -54,30 +55,30 @@ func lspPins(servers []lsp.Config, ws string) []mcp.Pin {
 }
 
 // lspTrust says whether the project servers of ws may start.
-func lspTrust(store *hookTrustStore, servers []lsp.Config, ws string) hookTrust {
+func lspTrust(store *host.TrustStore, servers []lsp.Config, ws string) host.TrustStatus {
 	if len(servers) == 0 {
-		return hookTrust{Trusted: true}
+		return host.TrustStatus{Trusted: true}
 	}
-	return store.status(ws, lspFingerprint(servers), lspPins(servers, ws))
+	return store.PinStatus(ws, lspFingerprint(servers), lspPins(servers, ws))
 }
 
 // trustedLSP returns st's servers with the project's added when the store
 // trusts them (replacing a user server of the same name), or a warning
 // saying why they do not start.
-func trustedLSP(st lspSettings, store *hookTrustStore, ws string) ([]lsp.Config, string) {
-	if len(st.project) == 0 {
-		return st.servers, ""
+func trustedLSP(st host.LspSettings, store *host.TrustStore, ws string) ([]lsp.Config, string) {
+	if len(st.Project) == 0 {
+		return st.Servers, ""
 	}
-	trust := lspTrust(store, st.project, ws)
+	trust := lspTrust(store, st.Project, ws)
 	if !trust.Trusted {
-		names := make([]string, len(st.project))
-		for i, c := range st.project {
+		names := make([]string, len(st.Project))
+		for i, c := range st.Project {
 			names[i] = c.Name
 		}
-		return st.servers, fmt.Sprintf("the workspace's language servers (%s) do not start: %s; review them with rein lsp list and allow them with rein lsp trust", strings.Join(names, ", "), trustWhy(trust, ""))
+		return st.Servers, fmt.Sprintf("the workspace's language servers (%s) do not start: %s; review them with rein lsp list and allow them with rein lsp trust", strings.Join(names, ", "), trustWhy(trust, ""))
 	}
-	out := slices.DeleteFunc(slices.Clone(st.servers), func(s lsp.Config) bool {
-		return slices.ContainsFunc(st.project, func(p lsp.Config) bool { return p.Name == s.Name })
+	out := slices.DeleteFunc(slices.Clone(st.Servers), func(s lsp.Config) bool {
+		return slices.ContainsFunc(st.Project, func(p lsp.Config) bool { return p.Name == s.Name })
 	})
-	return append(out, st.project...), ""
+	return append(out, st.Project...), ""
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/lsp"
 	"github.com/reinharness/rein/tool"
 	lsptools "github.com/reinharness/rein/tools/lsp"
@@ -33,27 +34,27 @@ var editTools = map[string]bool{"write_file": true, "edit_file": true, "apply_pa
 // configured or found on PATH, and wraps the edit tools when after_edit
 // is on. The servers start on first use, each in the workspace's sandbox.
 func (h *harness) wireLSP(cfg *config.Config, getenv func(string) string, builtin []tool.Tool) ([]tool.Tool, []string, error) {
-	st, err := loadLSP(cfg, getenv)
+	st, err := host.LoadLSP(cfg, getenv)
 	if err != nil {
-		return builtin, st.warnings, err
+		return builtin, st.Warnings, err
 	}
-	servers, warning := trustedLSP(st, h.lspTrust, canonicalDir(h.ws.Dir()))
+	servers, warning := trustedLSP(st, h.lspTrust, host.CanonicalDir(h.ws.Dir()))
 	if warning != "" {
-		st.warnings = append(st.warnings, warning)
+		st.Warnings = append(st.Warnings, warning)
 	}
 	if len(servers) == 0 {
-		return builtin, st.warnings, nil
+		return builtin, st.Warnings, nil
 	}
 	h.lsp = lsp.NewManager(h.ws.Dir(), servers, nil, lspConfiner(h.ws, os.Environ()))
 	builtin = append(builtin, lsptools.Tools(h.ws, h.lsp, lsptools.Options{})...)
-	if st.afterEdit {
+	if st.AfterEdit {
 		for i, t := range builtin {
 			if editTools[t.Spec().Name] {
 				builtin[i] = &diagnosingTool{Tool: t, ws: h.ws, m: h.lsp}
 			}
 		}
 	}
-	return builtin, st.warnings, nil
+	return builtin, st.Warnings, nil
 }
 
 // lspConfiner runs every language server as commands run: in its own

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 )
 
@@ -124,7 +125,7 @@ func (lb *loopback) Authorize(ctx context.Context, server, authURL string) (*mcp
 	w := lb.app.Stderr
 	fmt.Fprintf(w, "Signing in to MCP server %s: complete the sign-in in your browser.\n", termText(server, 60))
 	if opened, err := lb.app.openBrowser(authURL); err != nil {
-		fmt.Fprintf(w, "rein: could not open a browser (%s)\n", oneLine(err.Error()))
+		fmt.Fprintf(w, "rein: could not open a browser (%s)\n", textclip.FirstLine(err.Error()))
 	} else if !opened {
 		fmt.Fprintln(w, "No browser is available here.")
 	}

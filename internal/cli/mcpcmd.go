@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/telemetry/redact"
 )
@@ -251,7 +253,7 @@ func (a *App) mcpServers(f *mcpFlags) ([]mcp.ServerConfig, string, error) {
 		return nil, "", err
 	}
 	registerSecrets(cfg, a.Getenv, a.environ()) // a server's output is printed
-	ws = canonicalDir(ws)
+	ws = host.CanonicalDir(ws)
 	servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 	if err != nil {
 		return nil, "", err
@@ -413,7 +415,7 @@ func statusJSON(sts []mcp.Status) []statusView {
 			v.Tools = []string{}
 		}
 		if st.Err != nil && st.State != mcp.StateConnected {
-			v.Error = oneLine(st.Err.Error())
+			v.Error = textclip.FirstLine(st.Err.Error())
 			if errors.Is(st.Err, mcp.ErrNeedsLogin) {
 				v.State, v.Error = stateNeedsLogin, needsLoginHint(st.Name)
 			}
@@ -455,7 +457,7 @@ func printStatuses(w io.Writer, sts []mcp.Status) {
 		case needsLogin(st):
 			fmt.Fprintf(w, "\n%s %s\n", termsafe.Line(st.Name), termsafe.Line(needsLoginHint(st.Name)))
 		case st.State != mcp.StateConnected && st.Err != nil:
-			fmt.Fprintf(w, "\n%s\n", termsafe.Line(oneLine(st.Err.Error())))
+			fmt.Fprintf(w, "\n%s\n", termsafe.Line(textclip.FirstLine(st.Err.Error())))
 		default:
 			printTools(w, st)
 		}
@@ -500,7 +502,7 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 	for _, p := range prompts {
 		fmt.Fprintf(w, "%s", termsafe.Line(p.Name))
 		if p.Description != "" {
-			fmt.Fprintf(w, " — %s", termsafe.Line(oneLine(p.Description)))
+			fmt.Fprintf(w, " — %s", termsafe.Line(textclip.FirstLine(p.Description)))
 		}
 		fmt.Fprintln(w)
 		for _, arg := range p.Arguments {
@@ -510,7 +512,7 @@ func printPrompts(w io.Writer, prompts []mcp.Prompt) {
 			}
 			fmt.Fprintf(w, "    %s%s", termsafe.Line(arg.Name), req)
 			if arg.Description != "" {
-				fmt.Fprintf(w, ": %s", termsafe.Line(oneLine(arg.Description)))
+				fmt.Fprintf(w, ": %s", termsafe.Line(textclip.FirstLine(arg.Description)))
 			}
 			fmt.Fprintln(w)
 		}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 )
 
@@ -21,7 +23,7 @@ const defaultLoginTimeout = 5 * time.Minute
 // tokenStore returns the store of MCP sign-ins under the state directory
 // (flag, else the default); nil when there is no state directory.
 func (a *App) tokenStore(stateDirFlag string) mcp.TokenStore {
-	dir := stateDir(stateDirFlag, a.Getenv)
+	dir := host.StateDir(stateDirFlag, a.Getenv)
 	if dir == "" {
 		return nil
 	}
@@ -117,7 +119,7 @@ func (a *App) mcpLogoutCommand() *cobra.Command {
 				case errors.Is(err, mcp.ErrNoRevocation):
 					revoked = " (the authorization server offers no revocation: they lapse when they expire)"
 				default:
-					fmt.Fprintf(a.Stderr, "rein: warning: revoking the tokens of %s failed: %s; they lapse when they expire\n", sc.Name, oneLine(err.Error()))
+					fmt.Fprintf(a.Stderr, "rein: warning: revoking the tokens of %s failed: %s; they lapse when they expire\n", sc.Name, textclip.FirstLine(err.Error()))
 				}
 			}
 			found, err := store.DeleteToken(sc.Name, sc.Resource())
@@ -229,7 +231,7 @@ func (a *App) withLoopback(sc mcp.ServerConfig) (*loopback, mcp.ServerConfig, er
 func loginError(name string, err error) error {
 	var se *mcp.SignInError
 	if errors.As(err, &se) {
-		return fmt.Errorf("signing in to MCP server %s: %s", name, oneLine(se.Error()))
+		return fmt.Errorf("signing in to MCP server %s: %s", name, textclip.FirstLine(se.Error()))
 	}
 	msg := err.Error()
 	if prefix := fmt.Sprintf("mcp server %q: ", name); strings.Contains(msg, prefix) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 )
 
 // maxStartupWait bounds [mcp] startup_wait and --mcp-wait; a server slower
@@ -75,7 +76,7 @@ func loadStartupWait(cfg *config.Config, flag time.Duration, flagSet bool) (star
 		}
 		d, err := time.ParseDuration(*val)
 		if err != nil || d < 0 || d > maxStartupWait {
-			return w, nil, sec.Errorf([]string{key}, "mcp.%s: %q is not a duration between \"0s\" and \"%v\" (for example \"10s\" or \"500ms\")", key, clipRunes(*val, 40), maxStartupWait)
+			return w, nil, sec.Errorf([]string{key}, "mcp.%s: %q is not a duration between \"0s\" and \"%v\" (for example \"10s\" or \"500ms\")", key, host.ClipRunes(*val, 40), maxStartupWait)
 		}
 		project := sec.Source.Layer == config.LayerProject
 		if project && w.set && d > w.d {

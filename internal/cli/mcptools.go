@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -69,7 +71,7 @@ type mcpPlan struct {
 // (absolute) and checks them against the trust store.
 func (a *App) planMCP(cfg *config.Config, workspace string, flags *commonFlags) (*mcpPlan, error) {
 	stateDirFlag := flags.stateDirFlag()
-	workspace = canonicalDir(workspace)
+	workspace = host.CanonicalDir(workspace)
 	servers, err := mcp.LoadServers(cfg, workspace, a.Getenv)
 	if err != nil {
 		return nil, err
@@ -91,7 +93,7 @@ func (a *App) planMCP(cfg *config.Config, workspace string, flags *commonFlags) 
 		return nil, err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(w))
 	}
 	return &mcpPlan{servers: trusted, files: files, tokens: a.tokenStore(stateDirFlag), wait: wait}, nil
 }
@@ -145,7 +147,7 @@ func (a *App) startMCP(plan *mcpPlan, ws *workspace.Workspace, set *tool.Set, in
 func checkUnconfinedServers(servers []mcp.ServerConfig, ws string) error {
 	for _, sc := range servers {
 		if sc.Unconfined && !sc.Project && !sc.Disabled && sc.Command != "" {
-			if err := checkOutsideWorkspace(ws, serverDir(sc, ws), append([]string{sc.Command}, sc.Args...)); err != nil {
+			if err := host.CheckOutsideWorkspace(ws, serverDir(sc, ws), append([]string{sc.Command}, sc.Args...)); err != nil {
 				return fmt.Errorf("MCP server %s (%s) has sandbox = false, refused: %v; only a server whose every file lies outside the workspace may run outside the sandbox: install it outside the workspace and name it by its full path, or remove sandbox = false", sc.Name, sc.Source, err)
 			}
 		}
@@ -174,7 +176,7 @@ func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp
 	return func(sc mcp.ServerConfig) (mcp.Confinement, error) {
 		dir := serverDir(sc, ws.Dir())
 		if sc.Unconfined && !sc.Project {
-			if err := checkOutsideWorkspace(canonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
+			if err := host.CheckOutsideWorkspace(host.CanonicalDir(ws.Dir()), dir, append([]string{sc.Command}, sc.Args...)); err != nil {
 				return mcp.Confinement{}, fmt.Errorf("sandbox = false refused: %w", err)
 			}
 			return mcp.Confinement{Policy: sandbox.Policy{Mode: sandbox.Off}, Env: []string{nestingEnv(depth)}}, nil
@@ -195,7 +197,7 @@ func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp
 			pol.Hidden = unhide(pol.Hidden, dir, prog)
 			// One that lives under /tmp (a checkout there) sees its own
 			// tree: the sandbox's /tmp is otherwise empty.
-			pol.Visible = tmpRoots(canonicalDir(ws.Dir()), append([]string{prog}, sc.Args...))
+			pol.Visible = tmpRoots(host.CanonicalDir(ws.Dir()), append([]string{prog}, sc.Args...))
 		}
 		env, err := ws.SandboxEnv(nil, false)
 		if err != nil {
@@ -210,21 +212,21 @@ func mcpConfiner(ws *workspace.Workspace, depth int) func(mcp.ServerConfig) (mcp
 // [sandbox] mode, readable and writable directories, the default
 // protected paths and rein's hidden ones, as a run has them.
 func (a *App) serverWorkspace(cfg *config.Config, ws, stateDirFlag, configFile string) (*workspace.Workspace, error) {
-	home := homeDir(a.Getenv)
-	sb, err := loadSandbox(cfg, ws, home)
+	home := host.HomeDir(a.Getenv)
+	sb, err := host.LoadSandbox(cfg, ws, home)
 	if err != nil {
 		return nil, err
 	}
-	real := canonicalDir(ws)
+	real := host.CanonicalDir(ws)
 	ro := sandbox.DefaultProtected(real)
-	for _, p := range a.protectedInWorkspace(real, home, stateDirFlag, configFile) {
+	for _, p := range a.Env().ProtectedInWorkspace(real, home, stateDirFlag, configFile) {
 		ro = append(ro, p.Path)
 	}
 	return workspace.Open(ws, workspace.Options{
-		Sandbox: sb.mode, SandboxReadable: sb.readable, SandboxWritable: sb.writable,
-		SandboxHidden:    a.sandboxHidden(home, stateDir(stateDirFlag, a.Getenv), configFile),
+		Sandbox: sb.Mode, SandboxReadable: sb.Readable, SandboxWritable: sb.Writable,
+		SandboxHidden:    a.sandboxHidden(home, host.StateDir(stateDirFlag, a.Getenv), configFile),
 		SandboxProtected: ro,
-		SandboxCaches:    workspaceCaches(sb, stateDir(stateDirFlag, a.Getenv), real, a.Stderr),
+		SandboxCaches:    host.WorkspaceCaches(sb, host.StateDir(stateDirFlag, a.Getenv), real, a.Stderr),
 		Logger:           slog.New(&warningHandler{w: a.Stderr}),
 	})
 }
@@ -245,7 +247,7 @@ func (a *App) sandboxHidden(home, state, configFile string) []string {
 func unhide(hidden []string, paths ...string) []string {
 	var out []string
 	for _, h := range hidden {
-		if !slices.ContainsFunc(paths, func(p string) bool { return p != "" && inDir(p, h) }) {
+		if !slices.ContainsFunc(paths, func(p string) bool { return p != "" && host.InDir(p, h) }) {
 			out = append(out, h)
 		}
 	}
@@ -259,7 +261,7 @@ func unhide(hidden []string, paths ...string) []string {
 func tmpRoots(ws string, paths []string) []string {
 	var roots []string
 	for _, p := range paths {
-		if !filepath.IsAbs(p) || inDir(p, ws) {
+		if !filepath.IsAbs(p) || host.InDir(p, ws) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
@@ -272,7 +274,7 @@ func tmpRoots(ws string, paths []string) []string {
 				continue
 			}
 			root := "/tmp/" + strings.SplitN(rest, "/", 2)[0]
-			if !inDir(ws, root) && !slices.Contains(roots, root) {
+			if !host.InDir(ws, root) && !slices.Contains(roots, root) {
 				roots = append(roots, root)
 			}
 		}
@@ -383,7 +385,7 @@ func (mt *mcpTools) join(server string) {
 	}
 	if err := mt.set.Add(fresh...); err != nil {
 		mt.mu.Unlock()
-		fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s: adding its tools: %s\n", server, oneLine(err.Error()))
+		fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s: adding its tools: %s\n", server, textclip.FirstLine(err.Error()))
 		return
 	}
 	for _, name := range names {
@@ -467,7 +469,7 @@ func (mt *mcpTools) inChat() {
 // stream-json, an mcp.failed line. The mcp package reports each failure
 // to connect once.
 func (mt *mcpTools) problem(p mcp.Problem) {
-	msg := oneLine(p.Err.Error())
+	msg := textclip.FirstLine(p.Err.Error())
 	fmt.Fprintf(mt.app.Stderr, "rein: warning: MCP server %s: %s\n", p.Server, msg)
 	mt.mu.Lock()
 	mt.reported[p.Server] = true

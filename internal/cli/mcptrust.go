@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +19,7 @@ import (
 // trustStore returns the store of trusted workspace-defined MCP servers
 // under the state directory (flag, else the default).
 func (a *App) trustStore(stateDirFlag string) *mcp.TrustStore {
-	return mcp.OpenTrust(filepath.Join(stateDir(stateDirFlag, a.Getenv), mcp.TrustFile))
+	return mcp.OpenTrust(filepath.Join(host.StateDir(stateDirFlag, a.Getenv), mcp.TrustFile))
 }
 
 // warnUntrusted says, once per server, that a workspace-defined server was
@@ -30,7 +32,7 @@ func (a *App) warnUntrusted(untrusted []mcp.Untrusted) {
 		switch {
 		case st.Err != nil:
 			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) is defined by the workspace and was not started: %s\n",
-				sc.Name, sc.Source, oneLine(st.Err.Error()))
+				sc.Name, sc.Source, textclip.FirstLine(st.Err.Error()))
 		case len(st.Changed) > 0:
 			fmt.Fprintf(a.Stderr, "rein: warning: MCP server %s (%s) was not started: %s changed since you trusted it; review it, then run: rein mcp trust %s\n",
 				sc.Name, sc.Source, pathList(st.Changed), sc.Name)
@@ -63,7 +65,7 @@ func pathList(paths []string) string {
 func trustState(st mcp.TrustStatus) string {
 	switch {
 	case st.Err != nil:
-		return "not trusted (" + oneLine(st.Err.Error()) + ")"
+		return "not trusted (" + textclip.FirstLine(st.Err.Error()) + ")"
 	case len(st.Changed) > 0:
 		return "changed: " + pathList(st.Changed)
 	case st.Unpinned:
@@ -167,7 +169,7 @@ SKILL/SERVER here; they start when the skill is activated, once trusted.`,
 			if err != nil {
 				return a.fail(err, nil)
 			}
-			ws = canonicalDir(ws)
+			ws = host.CanonicalDir(ws)
 			servers, err := mcp.LoadServers(cfg, ws, a.Getenv)
 			if err != nil {
 				return a.fail(err, nil)

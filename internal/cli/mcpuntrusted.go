@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 )
 
@@ -26,7 +27,7 @@ func untrustedStatuses(us []mcp.Untrusted) []mcp.Status {
 		why := "defined by the workspace and not trusted"
 		switch {
 		case st.Err != nil:
-			why = "defined by the workspace and not started: " + oneLine(st.Err.Error())
+			why = "defined by the workspace and not started: " + textclip.FirstLine(st.Err.Error())
 		case len(st.Changed) > 0:
 			why = pathList(st.Changed) + " changed since you trusted it"
 		case st.Unpinned:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/memory"
 )
@@ -52,7 +53,7 @@ func (c *memoryCmd) open() error {
 	if err != nil {
 		return err
 	}
-	state := stateDir(c.dir, c.app.Getenv)
+	state := host.StateDir(c.dir, c.app.Getenv)
 	if state == "" {
 		return errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
@@ -60,7 +61,7 @@ func (c *memoryCmd) open() error {
 	if err != nil {
 		return err
 	}
-	c.store, c.workspaceKey = s, canonicalDir(ws)
+	c.store, c.workspaceKey = s, host.CanonicalDir(ws)
 	return nil
 }
 

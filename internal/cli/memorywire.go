@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/memory"
 	"github.com/reinharness/rein/tool"
 )
@@ -68,7 +69,7 @@ func openMemory(cfg *config.Config, stateDir, workspace string, off bool) (*memo
 		return nil, err
 	}
 	mc := memory.Config{Path: filepath.Join(stateDir, memory.DatabaseFile)}
-	w := &memoryWiring{workspace: canonicalDir(workspace), prov: memory.NewProvenance()}
+	w := &memoryWiring{workspace: host.CanonicalDir(workspace), prov: memory.NewProvenance()}
 	if _, err := os.Stat(mc.Path); errors.Is(err, fs.ErrNotExist) {
 		// Nothing to read yet: the database is created by the first
 		// remember, not on the way to every first model request.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/transport"
 )
@@ -29,7 +30,7 @@ func explainTimeout(te *model.TimeoutError) string {
 
 // explainTooLarge explains an answer abandoned at the size cap.
 func explainTooLarge(err error) string {
-	return stripPrefixes(oneLine(err.Error())) + "; partial output was discarded"
+	return stripPrefixes(textclip.FirstLine(err.Error())) + "; partial output was discarded"
 }
 
 // retryNote says how an API error was (or was not) retried, for the

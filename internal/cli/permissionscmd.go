@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 )
 
@@ -44,12 +45,12 @@ type permissionsCmd struct {
 }
 
 // open returns the store and the workspace the grants are keyed by.
-func (c *permissionsCmd) open() (*permissionStore, string, error) {
+func (c *permissionsCmd) open() (*host.PermissionStore, string, error) {
 	ws, err := c.app.workspace(*c.wsFlag)
 	if err != nil {
 		return nil, "", err
 	}
-	store := newPermissionStore(stateDir(*c.dirFlag, c.app.Getenv))
+	store := host.NewPermissionStore(host.StateDir(*c.dirFlag, c.app.Getenv))
 	if store == nil {
 		return nil, "", errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
@@ -66,16 +67,16 @@ func (c *permissionsCmd) listCommand() *cobra.Command {
 			if err != nil {
 				return c.app.fail(err, nil)
 			}
-			ps, err := store.list(ws)
+			ps, err := store.List(ws)
 			if err != nil {
 				return c.app.fail(err, nil)
 			}
 			if len(ps) == 0 {
-				fmt.Fprintf(c.app.Stderr, "nothing is allowed \"always for this project\" in %s\n", canonicalDir(ws))
+				fmt.Fprintf(c.app.Stderr, "nothing is allowed \"always for this project\" in %s\n", host.CanonicalDir(ws))
 				return nil
 			}
 			for i, p := range ps {
-				fmt.Fprintf(termsafe.NewWriter(c.app.Stdout), "%d. %s (%s)\n", i+1, termsafe.Line(p.describe()), p.when())
+				fmt.Fprintf(termsafe.NewWriter(c.app.Stdout), "%d. %s (%s)\n", i+1, termsafe.Line(p.Describe()), p.When())
 			}
 			return nil
 		},
@@ -101,11 +102,11 @@ func (c *permissionsCmd) rmCommand() *cobra.Command {
 			if err != nil {
 				return c.app.fail(err, nil)
 			}
-			p, err := store.remove(ws, n)
+			p, err := store.Remove(ws, n)
 			if err != nil {
 				return c.app.fail(err, nil)
 			}
-			fmt.Fprintf(c.app.Stderr, "revoked %s\n", termsafe.Line(p.describe()))
+			fmt.Fprintf(c.app.Stderr, "revoked %s\n", termsafe.Line(p.Describe()))
 			return nil
 		},
 	}
@@ -130,7 +131,7 @@ func (c *permissionsCmd) addCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := permission{Tool: toolName, Command: args, Added: time.Now().UTC()}
+			p := host.Permission{Tool: toolName, Command: args, Added: time.Now().UTC()}
 			if cmd.Flags().Changed("ttl") {
 				d, err := parseTTL(ttl)
 				if err != nil {
@@ -143,10 +144,10 @@ func (c *permissionsCmd) addCommand() *cobra.Command {
 			if err != nil {
 				return c.app.fail(err, nil)
 			}
-			if err := store.add(ws, p); err != nil {
+			if err := store.Add(ws, p); err != nil {
 				return c.app.fail(err, nil)
 			}
-			fmt.Fprintf(c.app.Stderr, "allowed %s in %s (%s)\n", termsafe.Line(p.describe()), termsafe.Line(canonicalDir(ws)), p.when())
+			fmt.Fprintf(c.app.Stderr, "allowed %s in %s (%s)\n", termsafe.Line(p.Describe()), termsafe.Line(host.CanonicalDir(ws)), p.When())
 			return nil
 		},
 	}

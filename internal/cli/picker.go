@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/internal/tui"
 	"github.com/reinharness/rein/session"
@@ -97,7 +98,7 @@ func (a *App) resolvePick(ctx context.Context, flags *commonFlags, cfg *config.C
 // recentSessions lists the workspace's sessions, newest first, at most
 // maxPick of them.
 func (a *App) recentSessions(ctx context.Context, stateDirFlag, wsDir string) ([]session.Info, error) {
-	dir := stateDir(stateDirFlag, a.Getenv)
+	dir := host.StateDir(stateDirFlag, a.Getenv)
 	if dir == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
@@ -116,5 +117,5 @@ func pickLine(now time.Time, in session.Info) string {
 	if title == "" {
 		title = "(no message)"
 	}
-	return fmt.Sprintf("%s  %-12s %s", in.ID, age(now, in.Updated), termsafe.Line(redact.String(clipRunes(title, 60))))
+	return fmt.Sprintf("%s  %-12s %s", in.ID, age(now, in.Updated), termsafe.Line(redact.String(host.ClipRunes(title, 60))))
 }

@@ -48,7 +48,8 @@ var stdoutTakers = []string{
 	"srv.ServeStdio",          // mcp serve: JSON-RPC, not a terminal
 }
 
-// TestPrintersEscapeUntrustedText is a lint over internal/cli: every
+// TestPrintersEscapeUntrustedText is a lint over internal/cli, the front
+// ends below it and internal/host (frontEndFiles): every
 // fmt.Fprint, Fprintf (%s and %v verbs) and Fprintln straight to an
 // App's Stdout (or a variable holding it) must print literals, escaped
 // text (termsafe, termText) or rein's own words — not a string that may
@@ -57,7 +58,7 @@ var stdoutTakers = []string{
 // termsafe.NewWriter is not a raw write. It cannot see through helper
 // functions: it is a tripwire for the common mistake, not a proof.
 func TestPrintersEscapeUntrustedText(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+	files, err := frontEndFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +85,23 @@ func TestPrintersEscapeUntrustedText(t *testing.T) {
 	if len(problems) > 0 {
 		t.Errorf("stdout printers that may print untrusted text raw (escape with termsafe.Line/Escape, or write through termsafe.NewWriter):\n%s", strings.Join(problems, "\n"))
 	}
+}
+
+// frontEndFiles are the Go files the print lint reads: internal/cli's,
+// its front ends' packages below it, and the composition root
+// (internal/host), which front ends call and which must not print
+// untrusted text raw either. Names in "." stay bare, the others are
+// relative paths ("acpcmd/acp.go"), as reviewedRaw spells them.
+func frontEndFiles() ([]string, error) {
+	var files []string
+	for _, pattern := range []string{"*.go", "*/*.go", "../host/*.go"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, m...)
+	}
+	return files, nil
 }
 
 // rawPrints reports the unescaped arguments of prints to stdout in body.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/internal/procreg"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -21,13 +22,13 @@ func (sr *sessionRun) openProcesses() {
 	if err != nil {
 		// Commands still die with rein (the sandbox's supervisor); only
 		// the backstop and the record of what ran are missing.
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; commands run unrecorded\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; commands run unrecorded\n", textclip.FirstLine(err.Error()))
 		return
 	}
 	sr.procs = reg
 	swept, err := reg.Sweep()
 	if err != nil {
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 	}
 	sr.swept = swept
 }
@@ -54,7 +55,7 @@ func (sr *sessionRun) reportInterrupted(res *session.Resumed, recorded string) {
 	if sr.procs != nil {
 		var err error
 		if taken, err = sr.procs.Take(recorded); err != nil {
-			fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 		}
 	}
 	killed := map[string]int{}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/session/replay"
@@ -94,7 +95,7 @@ type replayCmd struct {
 
 func (r *replayCmd) run(ctx context.Context, id string) error {
 	a := r.app
-	dir := stateDir(r.dirFlag, a.Getenv)
+	dir := host.StateDir(r.dirFlag, a.Getenv)
 	if dir == "" {
 		return a.fail(errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir"), nil)
 	}

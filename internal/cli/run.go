@@ -15,7 +15,9 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/skill"
 )
 
@@ -228,7 +230,7 @@ func (a *App) run(ctx context.Context, flags *commonFlags, format string, in run
 		return a.fail(err, ex)
 	}
 	conv := sr.Conversation()
-	restoreSummaries(sr.Resumed(), parts.summarize, conv)
+	host.RestoreSummaries(sr.Resumed(), parts.summarize, conv)
 	// A server whose sampling setting is "allow" is answered unasked.
 	h.useModel(parts.provider, cfg.Model, ex)
 	r := newRenderer(format, a.Stdout, a.Stderr, ex)
@@ -335,7 +337,7 @@ func (a *App) fail(err error, ex *explainer) error {
 	if errors.As(err, &ue) {
 		return err
 	}
-	line := oneLine(err.Error())
+	line := textclip.FirstLine(err.Error())
 	if ex != nil {
 		line = ex.scrub(line)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
@@ -67,7 +68,7 @@ cache_size configure them.`,
 
 // cacheDirs returns the cache directories f names.
 func (a *App) cacheDirs(f cacheFlags) ([]string, error) {
-	state := stateDir(f.stateDir, a.Getenv)
+	state := host.StateDir(f.stateDir, a.Getenv)
 	if state == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
@@ -78,7 +79,7 @@ func (a *App) cacheDirs(f cacheFlags) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{sandbox.CacheDir(state, canonicalDir(ws))}, nil
+	return []string{sandbox.CacheDir(state, host.CanonicalDir(ws))}, nil
 }
 
 func (a *App) cacheDU(f cacheFlags) error {

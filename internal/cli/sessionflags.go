@@ -16,7 +16,9 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/procreg"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
@@ -131,30 +133,30 @@ func (a *App) openSession(ctx context.Context, f *sessionFlags, stateDirFlag str
 		return nil, err
 	}
 	registerSecrets(cfg, a.Getenv, a.environ())
-	dir := stateDir(stateDirFlag, a.Getenv)
+	dir := host.StateDir(stateDirFlag, a.Getenv)
 	if dir == "" {
 		return nil, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
-	ss, err := loadSessionSettings(cfg)
+	ss, err := host.LoadSessionSettings(cfg)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := loadTelemetrySettings(cfg)
+	ts, err := host.LoadTelemetrySettings(cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range append(ss.warnings, ts.warnings...) {
-		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(w))
+	for _, w := range append(ss.Warnings, ts.Warnings...) {
+		fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(w))
 	}
-	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile), StoreDeltas: ss.storeDeltas})
+	store, err := session.Open(ctx, session.Config{Path: filepath.Join(dir, session.DatabaseFile), StoreDeltas: ss.StoreDeltas})
 	if err != nil {
 		return nil, err
 	}
 	sr := &sessionRun{
 		app: a, store: store, stateDir: dir, workspace: workspace, model: cfg.Model.Model,
-		debug: truthy(a.Getenv(EnvDebug)), noEventLog: !ts.eventLog,
+		debug: truthy(a.Getenv(EnvDebug)), noEventLog: !ts.EventLog,
 	}
-	if err := sr.setupTracing(ctx, cfg, ts.otlpGetenv(a.Getenv)); err != nil {
+	if err := sr.setupTracing(ctx, cfg, ts.OtlpGetenv(a.Getenv)); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -253,7 +255,7 @@ func (sr *sessionRun) attach(conv *agent.Conversation, j session.Journal) error 
 	}
 	if err != nil {
 		// The log is telemetry: a run goes on without it.
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; the run goes on without an event log\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s; the run goes on without an event log\n", textclip.FirstLine(err.Error()))
 	}
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
@@ -264,7 +266,7 @@ func (sr *sessionRun) attach(conv *agent.Conversation, j session.Journal) error 
 func (sr *sessionRun) logFailed(err error) {
 	if !sr.logWarned {
 		sr.logWarned = true
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 	}
 }
 
@@ -326,7 +328,7 @@ func (sr *sessionRun) input(prompt string) (string, error) {
 // /clear); it returns the new conversation.
 func (sr *sessionRun) restart(ctx context.Context) (*agent.Conversation, error) {
 	if err := sr.detach(); err != nil {
-		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 	}
 	sr.mu.Lock()
 	sr.resumed = nil
@@ -487,16 +489,16 @@ func (sr *sessionRun) discard(id string) error {
 // each; they do not change the run's exit status.
 func (sr *sessionRun) close() {
 	if err := sr.detach(); err != nil {
-		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", textclip.FirstLine(err.Error()))
 	}
 	if err := sr.store.Close(); err != nil {
-		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(sr.app.Stderr, "rein: %s\n", textclip.FirstLine(err.Error()))
 	}
 	if sr.tracing != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), telemetryShutdown)
 		defer cancel()
 		if err := sr.tracing.Shutdown(ctx); err != nil {
-			fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(sr.app.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 		}
 	}
 }

@@ -13,13 +13,14 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/telemetry"
@@ -57,7 +58,7 @@ type sessionsCmd struct {
 // open opens the store; ok is false when there is no store yet (nothing
 // was ever recorded), which the subcommands report without creating one.
 func (c *sessionsCmd) open(ctx context.Context) (store *session.SQLite, dir string, ok bool, err error) {
-	dir = stateDir(*c.dirFlag, c.app.Getenv)
+	dir = host.StateDir(*c.dirFlag, c.app.Getenv)
 	if dir == "" {
 		return nil, "", false, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}
@@ -142,7 +143,7 @@ func printSessions(w io.Writer, list []session.Info) {
 	fmt.Fprintln(tw, "ID\tUPDATED\tSTATUS\tEVENTS\tWORKSPACE\tTITLE")
 	for _, in := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", in.ID, in.Updated.Local().Format("2006-01-02 15:04"),
-			in.Status, in.Events, termsafe.Line(in.Workspace), termsafe.Line(clipRunes(in.Title, 60)))
+			in.Status, in.Events, termsafe.Line(in.Workspace), termsafe.Line(host.ClipRunes(in.Title, 60)))
 	}
 	tw.Flush()
 }
@@ -255,11 +256,11 @@ func showEvent(w io.Writer, ev agent.Event) {
 		}
 	case agent.EventToolCall:
 		if c := ev.ToolCall; c != nil {
-			fmt.Fprintf(w, "  → %s %s\n", termsafe.Line(c.Name), termsafe.Line(clipRunes(argsText(c.Args), maxToolLine)))
+			fmt.Fprintf(w, "  → %s %s\n", termsafe.Line(c.Name), termsafe.Line(host.ClipRunes(argsText(c.Args), maxToolLine)))
 		}
 	case agent.EventToolDecision:
 		if d := ev.Decision; d != nil && d.Action != "allow" {
-			fmt.Fprintf(w, "    %s by %s: %s\n", d.Action, termsafe.Line(orDash(d.By)), termsafe.Line(clipRunes(d.Reason, maxDenialLine)))
+			fmt.Fprintf(w, "    %s by %s: %s\n", d.Action, termsafe.Line(orDash(d.By)), termsafe.Line(host.ClipRunes(d.Reason, maxDenialLine)))
 		}
 	case agent.EventToolResult:
 		if r := ev.ToolResult; r != nil {
@@ -267,7 +268,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 			if r.IsError {
 				mark = "✗"
 			}
-			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Line(clipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine)))
+			fmt.Fprintf(w, "  %s %s\n", mark, termsafe.Line(host.ClipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine)))
 		}
 	case agent.EventCompaction:
 		if ci := ev.Compaction; ci != nil {
@@ -282,7 +283,7 @@ func showEvent(w io.Writer, ev agent.Event) {
 			fmt.Fprintln(w, line)
 		}
 	case agent.EventError:
-		fmt.Fprintf(w, "  [error: %s]\n", termsafe.Line(oneLine(redact.String(ev.Err))))
+		fmt.Fprintf(w, "  [error: %s]\n", termsafe.Line(textclip.FirstLine(redact.String(ev.Err))))
 	}
 }
 
@@ -373,17 +374,6 @@ func argsText(args json.RawMessage) string {
 		return string(args)
 	}
 	return string(v)
-}
-
-// clipRunes shortens s to n runes, marking the cut, and redacts it: a
-// transcript is output like any other.
-func clipRunes(s string, n int) string {
-	s = redact.String(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ") }

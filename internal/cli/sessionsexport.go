@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 )
@@ -29,7 +30,7 @@ that rein refuses as damaged can still be exported: the events up to the
 first damaged one are printed, then the damage is reported (exit 1).`,
 		Args: exactlyOneID("export"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := stateDir(*c.dirFlag, c.app.Getenv)
+			dir := host.StateDir(*c.dirFlag, c.app.Getenv)
 			if dir == "" {
 				return c.failed(errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir"))
 			}

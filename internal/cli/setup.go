@@ -7,6 +7,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/model/provider"
 	"github.com/reinharness/rein/model/transport"
@@ -64,11 +65,11 @@ func (a *App) newAgent(cfg *config.Config, h *harness, sr *sessionRun) (*agent.A
 	if err != nil {
 		return nil, nil, err
 	}
-	cs, err := loadContextSettings(cfg)
+	cs, err := host.LoadContextSettings(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	strategy, sum := newContextStrategy(cs, p, cfg.Model.Model)
+	strategy, sum := host.NewContextStrategy(cs, p, cfg.Model.Model)
 	instructions, err := a.runInstructions(cfg, h)
 	if err != nil {
 		return nil, nil, err

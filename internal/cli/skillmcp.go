@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/mcp"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
@@ -70,7 +71,7 @@ func (a *App) skillServers(ws *workspace.Workspace, workspace, stateDirFlag stri
 		mc := a.mcpConfig(trusted, workspace, mcp.Decline{})
 		mc.Confine = mcpConfiner(ws, a.nestingDepth())
 		mc.OnProblem = func(p mcp.Problem) {
-			fmt.Fprintf(a.Stderr, "rein: warning: skill %s: MCP server %s: %s\n", s.Name, p.Server, oneLine(p.Err.Error()))
+			fmt.Fprintf(a.Stderr, "rein: warning: skill %s: MCP server %s: %s\n", s.Name, p.Server, textclip.FirstLine(p.Err.Error()))
 		}
 		m, err := mcp.New(mc)
 		if err != nil {
@@ -97,7 +98,7 @@ func (a *App) projectSkillServers(workspace string) map[string]mcp.ServerConfig 
 		}
 		servers, err := a.skillServerConfigs(s)
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", textclip.FirstLine(err.Error()))
 			continue
 		}
 		for _, sc := range servers {

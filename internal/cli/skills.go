@@ -15,6 +15,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/command"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/skill"
 	"github.com/reinharness/rein/tool"
@@ -37,7 +38,7 @@ func (a *App) userConfigDir() string {
 // discoverSkills finds the user's and the workspace's skills; project
 // skills are confined to the workspace.
 func (a *App) discoverSkills(wsDir string) *skill.Catalog {
-	return skill.Discover(skill.DefaultSources(a.userConfigDir(), canonicalDir(wsDir))...)
+	return skill.Discover(skill.DefaultSources(a.userConfigDir(), host.CanonicalDir(wsDir))...)
 }
 
 // warnSkills prints each problem of discovery as one warning line.

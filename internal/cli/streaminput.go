@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
 // Input formats of `rein run`.
@@ -117,7 +118,7 @@ func (a *App) streamTurns(ctx context.Context, t streamTurn) error {
 			text, err = parseStreamInput([]byte(in.text))
 		}
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "rein: stdin line %d: %s\n", n, oneLine(err.Error()))
+			fmt.Fprintf(a.Stderr, "rein: stdin line %d: %s\n", n, textclip.FirstLine(err.Error()))
 			return &exitError{code: ExitUsage}
 		}
 		out, runErr := t.turn(ctx, text)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/tool"
 )
 
@@ -18,10 +19,10 @@ func (h *harness) addTaskTool(cfg *config.Config, getenv func(string) string, se
 	if cfg.Agent.MaxSubagentDepth <= 0 {
 		return nil
 	}
-	h.agents, h.agentWarnings = loadAgentDefs(getenv, h.ws.Dir(), set.Names())
+	h.agents, h.agentWarnings = host.LoadAgentDefs(getenv, h.ws.Dir(), set.Names())
 	h.agents, h.agentWarnings = h.profiles.apply(h.agents, h.agentWarnings, set.Names())
 	task, err := agent.NewTaskTool(agent.TaskConfig{
-		Agents:       subagentDefs(h.agents),
+		Agents:       host.SubagentDefs(h.agents),
 		MaxDepth:     cfg.Agent.MaxSubagentDepth,
 		MaxTreeSteps: cfg.Agent.MaxTreeSteps,
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/host"
 )
 
 // transcriptTree prints a session's events with each task call's
@@ -79,11 +80,11 @@ func showChildEvent(w io.Writer, ev agent.Event, depth int) {
 	switch ev.Type {
 	case agent.EventToolCall:
 		if c := ev.ToolCall; c != nil {
-			fmt.Fprintf(w, "%s→ %s %s\n", pad, c.Name, clipRunes(string(c.Args), maxToolLine))
+			fmt.Fprintf(w, "%s→ %s %s\n", pad, c.Name, host.ClipRunes(string(c.Args), maxToolLine))
 		}
 	case agent.EventToolDecision:
 		if d := ev.Decision; d != nil && d.Action != "allow" {
-			fmt.Fprintf(w, "%s  %s by %s: %s\n", pad, d.Action, orDash(d.By), clipRunes(d.Reason, maxDenialLine))
+			fmt.Fprintf(w, "%s  %s by %s: %s\n", pad, d.Action, orDash(d.By), host.ClipRunes(d.Reason, maxDenialLine))
 		}
 	case agent.EventToolResult:
 		if r := ev.ToolResult; r != nil {
@@ -91,7 +92,7 @@ func showChildEvent(w io.Writer, ev agent.Event, depth int) {
 			if r.IsError {
 				mark = "✗"
 			}
-			fmt.Fprintf(w, "%s%s %s\n", pad, mark, clipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine))
+			fmt.Fprintf(w, "%s%s %s\n", pad, mark, host.ClipRunes(strings.Join(strings.Fields(r.Content), " "), maxToolLine))
 		}
 	case agent.EventSessionCompleted:
 		if o := ev.Outcome; o != nil {

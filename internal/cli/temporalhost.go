@@ -9,6 +9,7 @@ import (
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/engine"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
@@ -81,7 +82,7 @@ func (w *temporalWorkspace) get(ctx context.Context, preset string) (*workspaceP
 		h.close()
 		return nil, err
 	}
-	runner, _, err := w.a.hookRunner(cfg, h, stateDir(f.stateDirFlag(), w.a.Getenv))
+	runner, _, err := w.a.hookRunner(cfg, h, host.StateDir(f.stateDirFlag(), w.a.Getenv))
 	if err != nil {
 		h.close()
 		return nil, err
@@ -129,7 +130,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 	st.Hooks = p.steer != nil
 	if v := h.verify; v != nil {
 		for _, c := range v.checks {
-			st.Verify = append(st.Verify, c.name)
+			st.Verify = append(st.Verify, c.Name)
 		}
 		st.VerifyAlways, st.MaxVerifyAttempts = v.always, h.maxVerify
 	}
@@ -163,7 +164,7 @@ func (w *temporalWorkspace) Setup(ctx context.Context, preset, agentName string,
 }
 
 // findAgentDef finds a custom agent, or the general one.
-func findAgentDef(defs []agentDef, name string) (agent.SubagentDef, bool) {
+func findAgentDef(defs []host.AgentDef, name string) (agent.SubagentDef, bool) {
 	for _, d := range defs {
 		if d.Name == name {
 			return d.SubagentDef, true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/internal/termsafe"
 	"github.com/reinharness/rein/session"
 	"github.com/reinharness/rein/workspace"
@@ -57,7 +58,7 @@ earlier content was too large to keep, is refused by name and left as it is.`,
 // finds the session `rein undo` and `rein diff` work on (see undoTarget).
 // The caller closes the store.
 func (a *App) openUndoTarget(ctx context.Context, dirFlag, sessionID, wsFlag string) (*session.SQLite, session.Info, error) {
-	dir := stateDir(dirFlag, a.Getenv)
+	dir := host.StateDir(dirFlag, a.Getenv)
 	if dir == "" {
 		return nil, session.Info{}, errors.New("cannot find rein's state directory: set HOME or XDG_STATE_HOME, or pass --state-dir")
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/reinharness/rein/agent"
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 	"github.com/reinharness/rein/workspace"
@@ -30,7 +32,7 @@ const commandTool = "run_command"
 // It is safe for concurrent use.
 type verifier struct {
 	ws     *workspace.Workspace
-	checks []verifyCheck
+	checks []host.VerifyCheck
 	always bool
 	scrub  func(string) string
 	// gate decides the project's checks like run_command calls; set
@@ -55,11 +57,11 @@ var (
 )
 
 // newVerifier returns the gate for s in ws, nil when there are no checks.
-func newVerifier(ws *workspace.Workspace, s verifySettings, scrub func(string) string) *verifier {
-	if len(s.checks) == 0 {
+func newVerifier(ws *workspace.Workspace, s host.VerifySettings, scrub func(string) string) *verifier {
+	if len(s.Checks) == 0 {
 		return nil
 	}
-	v := &verifier{ws: ws, checks: s.checks, always: s.always, scrub: scrub}
+	v := &verifier{ws: ws, checks: s.Checks, always: s.Always, scrub: scrub}
 	v.baseline = lastSeq(ws)
 	return v
 }
@@ -112,8 +114,8 @@ func (v *verifier) Checks(_ context.Context, attempt int) []agent.Check {
 	}
 	out := make([]agent.Check, 0, len(v.checks))
 	for _, c := range v.checks {
-		out = append(out, agent.Check{Name: c.name, Run: func(ctx context.Context) agent.CheckResult {
-			return unavailable(v.run(ctx, c), attempt)
+		out = append(out, agent.Check{Name: c.Name, Run: func(ctx context.Context) agent.CheckResult {
+			return host.MarkUnavailable(v.run(ctx, c), attempt)
 		}})
 	}
 	return out
@@ -122,8 +124,8 @@ func (v *verifier) Checks(_ context.Context, attempt int) []agent.Check {
 // run runs one check. Exec kills the check's whole process group at its
 // timeout; a check killed or unable to start counts as failed with exit
 // code -1.
-func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
-	if c.source != "" {
+func (v *verifier) run(ctx context.Context, c host.VerifyCheck) agent.CheckResult {
+	if c.Source != "" {
 		// The repository's check: the policy decides it, as it would the
 		// model's command; nothing runs without a decision.
 		why := "refused: no policy to decide the repository's check"
@@ -134,7 +136,7 @@ func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
 			return agent.CheckResult{ExitCode: -1, Err: v.scrub(why)}
 		}
 	}
-	res, err := v.ws.Exec(ctx, workspace.ExecOptions{Command: c.script, Timeout: c.timeout, MaxOutput: verifyOutputBytes})
+	res, err := v.ws.Exec(ctx, workspace.ExecOptions{Command: c.Script, Timeout: c.Timeout, MaxOutput: verifyOutputBytes})
 	out := agent.CheckResult{ExitCode: res.ExitCode, Output: v.scrub(res.Output)}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -142,9 +144,9 @@ func (v *verifier) run(ctx context.Context, c verifyCheck) agent.CheckResult {
 	case err != nil:
 		// Exec could not start it (no workspace directory, no sandbox):
 		// no answer of the model can change that.
-		out.ExitCode, out.Err, out.Unavailable = -1, v.scrub(oneLine(err.Error())), true
+		out.ExitCode, out.Err, out.Unavailable = -1, v.scrub(textclip.FirstLine(err.Error())), true
 	case res.TimedOut:
-		out.ExitCode, out.Err = -1, fmt.Sprintf("timed out after %s", c.timeout)
+		out.ExitCode, out.Err = -1, fmt.Sprintf("timed out after %s", c.Timeout)
 	case res.Signal != "":
 		out.ExitCode, out.Err = -1, "killed by "+res.Signal
 	}

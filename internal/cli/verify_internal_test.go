@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinharness/rein/agent"
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/host"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/workspace"
 )
@@ -45,10 +46,10 @@ func loadVerifyLayers(t *testing.T, user, project string) (*config.Config, error
 	}})
 }
 
-func checkNames(cs []verifyCheck) []string {
+func checkNames(cs []host.VerifyCheck) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.name+"@"+c.timeout.String())
+		out = append(out, c.Name+"@"+c.Timeout.String())
 	}
 	return out
 }
@@ -83,17 +84,17 @@ max_attempts = 2
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := loadVerify(cfg)
+			s, err := host.LoadVerify(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, checkNames(s.checks)); diff != "" {
+			if diff := cmp.Diff(tc.want, checkNames(s.Checks)); diff != "" {
 				t.Errorf("checks (-want +got):\n%s", diff)
 			}
-			if s.always != tc.always || s.maxAttempts != tc.attempts {
-				t.Errorf("always %v max_attempts %d, want %v %d", s.always, s.maxAttempts, tc.always, tc.attempts)
+			if s.Always != tc.always || s.MaxAttempts != tc.attempts {
+				t.Errorf("always %v max_attempts %d, want %v %d", s.Always, s.MaxAttempts, tc.always, tc.attempts)
 			}
-			if got := strings.Join(s.warnings, "\n"); !strings.Contains(got, tc.warn) || (tc.warn == "" && got != "") {
+			if got := strings.Join(s.Warnings, "\n"); !strings.Contains(got, tc.warn) || (tc.warn == "" && got != "") {
 				t.Errorf("warnings %q, want %q", got, tc.warn)
 			}
 		})
@@ -117,7 +118,7 @@ func TestLoadVerifyErrors(t *testing.T) {
 	} {
 		cfg, err := loadVerifyLayers(t, tc.file, "")
 		if err == nil {
-			_, err = loadVerify(cfg)
+			_, err = host.LoadVerify(cfg)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.file, err, tc.want)
@@ -141,7 +142,7 @@ func openTestWS(t *testing.T) *workspace.Workspace {
 func TestVerifierOnChanges(t *testing.T) {
 	ctx := context.Background()
 	ws := openTestWS(t)
-	s := verifySettings{checks: []verifyCheck{{name: "true", script: "true", timeout: time.Minute}}}
+	s := host.VerifySettings{Checks: []host.VerifyCheck{{Name: "true", Script: "true", Timeout: time.Minute}}}
 	v := newVerifier(ws, s, func(s string) string { return s })
 	if cs := v.Checks(ctx, 1); len(cs) != 0 {
 		t.Fatalf("no change: %d checks, want 0", len(cs))
@@ -160,12 +161,12 @@ func TestVerifierOnChanges(t *testing.T) {
 	if cs := v.Checks(ctx, 1); len(cs) != 1 {
 		t.Fatalf("after run_command: %d checks, want 1", len(cs))
 	}
-	s.always = true
+	s.Always = true
 	va := newVerifier(ws, s, func(s string) string { return s })
 	if cs := va.Checks(ctx, 1); len(cs) != 1 {
 		t.Fatalf("on = always: %d checks", len(cs))
 	}
-	if newVerifier(ws, verifySettings{}, nil) != nil {
+	if newVerifier(ws, host.VerifySettings{}, nil) != nil {
 		t.Error("no checks should give no verifier")
 	}
 }
@@ -180,7 +181,7 @@ func TestVerifierRun(t *testing.T) {
 	v := &verifier{ws: ws, scrub: ex.scrub}
 	run := func(script string, timeout time.Duration) (agent.CheckResult, time.Duration) {
 		start := time.Now()
-		r := v.run(ctx, verifyCheck{name: script, script: script, timeout: timeout})
+		r := v.run(ctx, host.VerifyCheck{Name: script, Script: script, Timeout: timeout})
 		return r, time.Since(start)
 	}
 	if r, _ := run("echo fine", time.Minute); !r.Passed() || strings.TrimSpace(r.Output) != "fine" {
@@ -225,15 +226,15 @@ func FuzzLoadVerify(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s, err := loadVerify(cfg)
+		s, err := host.LoadVerify(cfg)
 		if err != nil {
 			return
 		}
-		if s.maxAttempts < 1 || s.maxAttempts > maxVerifyAttempts {
-			t.Errorf("max_attempts %d accepted", s.maxAttempts)
+		if s.MaxAttempts < 1 || s.MaxAttempts > host.MaxVerifyAttempts {
+			t.Errorf("max_attempts %d accepted", s.MaxAttempts)
 		}
-		for _, c := range s.checks {
-			if strings.TrimSpace(c.script) == "" || c.timeout < time.Second {
+		for _, c := range s.Checks {
+			if strings.TrimSpace(c.Script) == "" || c.Timeout < time.Second {
 				t.Errorf("check %+v accepted", c)
 			}
 		}
@@ -245,14 +246,14 @@ func TestShellJoinRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	ws := openTestWS(t)
 	argv := []string{"printf", "%s|", "a b", "it's", "$(echo pwned)", "*", "FOO=bar", "", "semi;colon"}
-	res, err := ws.Exec(ctx, workspace.ExecOptions{Command: shellJoin(argv), Timeout: time.Minute})
+	res, err := ws.Exec(ctx, workspace.ExecOptions{Command: host.ShellJoin(argv), Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "a b|it's|$(echo pwned)|*|FOO=bar||semi;colon|"; res.Output != want {
 		t.Errorf("output %q, want %q", res.Output, want)
 	}
-	res, err = ws.Exec(ctx, workspace.ExecOptions{Command: shellJoin([]string{"A=1", "true"}), Timeout: time.Minute})
+	res, err = ws.Exec(ctx, workspace.ExecOptions{Command: host.ShellJoin([]string{"A=1", "true"}), Timeout: time.Minute})
 	if err != nil || res.ExitCode != 127 {
 		t.Errorf("a first word NAME=value ran as an assignment: %+v %v", res, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/reinharness/rein/internal/host"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/policy"
 	"github.com/reinharness/rein/tool"
 )
@@ -18,15 +20,15 @@ import (
 const checksTrustFile = "trusted-checks.json"
 
 // checksStore returns the store of the trusted project checks.
-func checksStore(stateDir string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir, checksTrustFile)}
+func checksStore(stateDir string) *host.TrustStore {
+	return &host.TrustStore{Path: filepath.Join(stateDir, checksTrustFile)}
 }
 
 // projectChecks returns the checks a project layer added.
-func projectChecks(checks []verifyCheck) []verifyCheck {
-	var out []verifyCheck
+func projectChecks(checks []host.VerifyCheck) []host.VerifyCheck {
+	var out []host.VerifyCheck
 	for _, c := range checks {
-		if c.source != "" {
+		if c.Source != "" {
 			out = append(out, c)
 		}
 	}
@@ -34,7 +36,7 @@ func projectChecks(checks []verifyCheck) []verifyCheck {
 }
 
 // checksFingerprint identifies exactly what the project checks run.
-func checksFingerprint(checks []verifyCheck) string {
+func checksFingerprint(checks []host.VerifyCheck) string {
 	h := sha256.New()
 	write := func(parts ...string) {
 		for _, p := range parts {
@@ -43,63 +45,63 @@ func checksFingerprint(checks []verifyCheck) string {
 	}
 	write("rein-checks-v1")
 	for _, c := range checks {
-		write(c.source, c.script, c.timeout.String())
+		write(c.Source, c.Script, c.Timeout.String())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // checksStatus says whether the project checks of ws may run: trusted
 // as they are, the workspace files they name unchanged.
-func checksStatus(store *hookTrustStore, checks []verifyCheck, ws string) hookTrust {
+func checksStatus(store *host.TrustStore, checks []host.VerifyCheck, ws string) host.TrustStatus {
 	project := projectChecks(checks)
-	pins := scriptPins(scripts(project), ws)
+	pins := host.ScriptPins(scripts(project), ws)
 	if len(project) == 0 {
-		return hookTrust{Trusted: true, Pins: pins}
+		return host.TrustStatus{Trusted: true, Pins: pins}
 	}
-	return store.status(ws, checksFingerprint(project), pins)
+	return store.PinStatus(ws, checksFingerprint(project), pins)
 }
 
 // trustChecks records the project checks of ws as trusted.
-func trustChecks(store *hookTrustStore, checks []verifyCheck, ws string) (hookTrust, error) {
+func trustChecks(store *host.TrustStore, checks []host.VerifyCheck, ws string) (host.TrustStatus, error) {
 	project := projectChecks(checks)
-	return store.trust(ws, checksFingerprint(project), scriptPins(scripts(project), ws))
+	return store.TrustPins(ws, checksFingerprint(project), host.ScriptPins(scripts(project), ws))
 }
 
-func scripts(checks []verifyCheck) []string {
+func scripts(checks []host.VerifyCheck) []string {
 	out := make([]string, len(checks))
 	for i, c := range checks {
-		out[i] = c.script
+		out[i] = c.Script
 	}
 	return out
 }
 
 // trustedChecks leaves out the project checks of s unless the user
 // trusted them as they are, with one warning saying how to.
-func (a *App) trustedChecks(s verifySettings, ws, stateDir string) verifySettings {
-	project := projectChecks(s.checks)
+func (a *App) trustedChecks(s host.VerifySettings, ws, stateDir string) host.VerifySettings {
+	project := projectChecks(s.Checks)
 	if len(project) == 0 {
 		return s
 	}
-	st := checksStatus(checksStore(stateDir), s.checks, ws)
+	st := checksStatus(checksStore(stateDir), s.Checks, ws)
 	if st.Trusted {
 		return s
 	}
 	var sources []string
 	for _, c := range project {
-		if !slices.Contains(sources, c.source) {
-			sources = append(sources, c.source)
+		if !slices.Contains(sources, c.Source) {
+			sources = append(sources, c.Source)
 		}
 	}
 	why := "that were not run"
 	switch {
 	case st.Err != nil:
-		why += ": " + oneLine(st.Err.Error())
+		why += ": " + textclip.FirstLine(st.Err.Error())
 	case st.Known:
 		why += ": they or the files they run changed since you trusted them"
 	}
 	fmt.Fprintf(a.Stderr, "rein: warning: the workspace's [verify] (%s) adds %s %s; review them with rein hooks list, then run: rein hooks trust\n",
 		pathList(sources), plural(len(project), "check"), why)
-	s.checks = slices.DeleteFunc(slices.Clone(s.checks), func(c verifyCheck) bool { return c.source != "" })
+	s.Checks = slices.DeleteFunc(slices.Clone(s.Checks), func(c host.VerifyCheck) bool { return c.Source != "" })
 	return s
 }
 
@@ -113,19 +115,19 @@ type checkGate struct {
 }
 
 // decide returns "" when the check may run, else why it may not.
-func (g *checkGate) decide(ctx context.Context, c verifyCheck) string {
-	args, _ := json.Marshal(map[string]string{"command": c.script})
+func (g *checkGate) decide(ctx context.Context, c host.VerifyCheck) string {
+	args, _ := json.Marshal(map[string]string{"command": c.Script})
 	call := policy.Call{ID: "verify", Spec: g.spec, Args: args}
 	d := g.decider.Decide(ctx, call)
 	if d.Action == policy.Ask && !d.Hard && g.approver != nil {
 		ad, err := g.approver.Approve(ctx, call, d)
 		if err != nil {
-			return "not approved: " + oneLine(err.Error())
+			return "not approved: " + textclip.FirstLine(err.Error())
 		}
 		d = ad
 	}
 	if d.Action != policy.Allow {
-		return "refused by the policy (" + c.source + " is the repository's check): " + oneLine(d.Reason)
+		return "refused by the policy (" + c.Source + " is the repository's check): " + textclip.FirstLine(d.Reason)
 	}
 	return ""
 }

@@ -44,3 +44,30 @@ func RuneStart(s string, n int) int {
 	}
 	return n
 }
+
+// Runes returns s cut to at most n runes (not bytes), followed by
+// Ellipsis when anything was cut: the bound for text shown in a column
+// of a terminal, where a rune is roughly one cell. n < 0 counts as 0.
+func Runes(s string, n int) string {
+	n = max(n, 0)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + Ellipsis
+}
+
+// FirstLine returns the first line of s, trimmed: an error message that
+// must stay one line on stderr keeps its summary and drops the detail
+// (a stack, a server's multi-line body) that follows.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reinharness/rein/config"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/workspace/sandbox"
 )
 
@@ -20,7 +21,7 @@ import (
 // it may only narrow: its caches are intersected with the current set (a
 // kind that is off stays off, with a warning), and a larger cache_size,
 // or "off", is ignored with a warning.
-func (s *sandboxSettings) mergeCaches(sec config.RawSection, kinds *[]string, size *limitValue) error {
+func (s *SandboxSettings) mergeCaches(sec config.RawSection, kinds *[]string, size *limitValue) error {
 	project := sec.Source.Layer == config.LayerProject
 	if kinds != nil {
 		var set []string
@@ -28,7 +29,7 @@ func (s *sandboxSettings) mergeCaches(sec config.RawSection, kinds *[]string, si
 			if _, err := sandbox.ParseCacheKind(k); err != nil {
 				return sec.Errorf([]string{"caches"}, "sandbox.caches: %v", err)
 			}
-			if project && !slices.Contains(s.caches, k) {
+			if project && !slices.Contains(s.Caches, k) {
 				s.warnf("%s: sandbox.caches %q ignored: a project can only narrow the caches; enable it in your user configuration", sec.Source.Name, k)
 				continue
 			}
@@ -36,7 +37,7 @@ func (s *sandboxSettings) mergeCaches(sec config.RawSection, kinds *[]string, si
 				set = append(set, k)
 			}
 		}
-		s.caches = set
+		s.Caches = set
 	}
 	if size == nil {
 		return nil
@@ -45,11 +46,11 @@ func (s *sandboxSettings) mergeCaches(sec config.RawSection, kinds *[]string, si
 	if err != nil {
 		return sec.Errorf([]string{"cache_size"}, "sandbox.cache_size: %v", err)
 	}
-	if project && (n == 0 || (s.cacheSize != 0 && n > s.cacheSize)) {
+	if project && (n == 0 || (s.CacheSize != 0 && n > s.CacheSize)) {
 		s.warnf("%s: sandbox.cache_size ignored: a project can only lower it", sec.Source.Name)
 		return nil
 	}
-	s.cacheSize = n
+	s.CacheSize = n
 	return nil
 }
 
@@ -78,20 +79,20 @@ func parseCacheSize(v any) (int64, error) {
 	return 0, fmt.Errorf("give a size like \"10GiB\", or \"off\", not %v", v)
 }
 
-// workspaceCaches prepares the persistent caches of the workspace real
+// WorkspaceCaches prepares the persistent caches of the workspace real
 // (canonical) under state: it trims them to the configured size, then
 // creates the enabled directories. Failing that, commands fall back on
 // caches in the private temporary directory with a warning.
-func workspaceCaches(sb sandboxSettings, state, real string, stderr io.Writer) sandbox.Caches {
-	if state == "" || len(sb.caches) == 0 || sb.mode == sandbox.Off {
+func WorkspaceCaches(sb SandboxSettings, state, real string, stderr io.Writer) sandbox.Caches {
+	if state == "" || len(sb.Caches) == 0 || sb.Mode == sandbox.Off {
 		return sandbox.Caches{}
 	}
-	c := sandbox.Caches{Dir: sandbox.CacheDir(state, real), Kinds: sb.caches}
-	if _, err := sandbox.PruneCaches(c.Dir, sb.cacheSize); err != nil {
-		fmt.Fprintf(stderr, "rein: warning: trimming the sandbox caches: %s\n", oneLine(err.Error()))
+	c := sandbox.Caches{Dir: sandbox.CacheDir(state, real), Kinds: sb.Caches}
+	if _, err := sandbox.PruneCaches(c.Dir, sb.CacheSize); err != nil {
+		fmt.Fprintf(stderr, "rein: warning: trimming the sandbox caches: %s\n", textclip.FirstLine(err.Error()))
 	}
 	if err := c.Ensure(real); err != nil {
-		fmt.Fprintf(stderr, "rein: warning: sandbox caches off for this session: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "rein: warning: sandbox caches off for this session: %s\n", textclip.FirstLine(err.Error()))
 		return sandbox.Caches{}
 	}
 	return c

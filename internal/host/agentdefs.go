@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"errors"
@@ -54,13 +54,13 @@ type agentFile struct {
 	Profile string `yaml:"profile"`
 }
 
-// agentDef is a loaded definition and where it came from.
-type agentDef struct {
+// AgentDef is a loaded definition and where it came from.
+type AgentDef struct {
 	agent.SubagentDef
-	path  string
+	Path  string
 	layer string // "user" or "project"
-	// profile is the front matter's profile, "" for none.
-	profile string
+	// Profile is the front matter's profile, "" for none.
+	Profile string
 }
 
 var agentFileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -84,13 +84,13 @@ func agentDirs(getenv func(string) string, workspace string) []agentDir {
 	}
 }
 
-// loadAgentDefs reads every agent file, returning the definitions in a
+// LoadAgentDefs reads every agent file, returning the definitions in a
 // stable order and one warning per skipped file or shadowed name. toolNames
 // are the running agent's tools, for translating Claude Code's tool names.
-func loadAgentDefs(getenv func(string) string, workspace string, toolNames []string) ([]agentDef, []string) {
+func LoadAgentDefs(getenv func(string) string, workspace string, toolNames []string) ([]AgentDef, []string) {
 	var warnings []string
 	byName := map[string]int{}
-	var defs []agentDef
+	var defs []AgentDef
 	for _, d := range agentDirs(getenv, workspace) {
 		fsys, closeFS, err := d.open()
 		if err != nil {
@@ -112,7 +112,7 @@ func loadAgentDefs(getenv func(string) string, workspace string, toolNames []str
 			}
 			def.layer = d.layer
 			if i, dup := byName[def.Name]; dup {
-				warnings = append(warnings, fmt.Sprintf("agent %s in %s shadows the one in %s", def.Name, termsafe.Line(path), termsafe.Line(defs[i].path)))
+				warnings = append(warnings, fmt.Sprintf("agent %s in %s shadows the one in %s", def.Name, termsafe.Line(path), termsafe.Line(defs[i].Path)))
 				defs[i] = def
 				continue
 			}
@@ -185,34 +185,34 @@ func agentFiles(fsys fs.FS, dir string) ([]string, error) {
 
 // readAgentFile reads and checks the agent file name of fsys (path for
 // messages). Its errors name the field.
-func readAgentFile(fsys fs.FS, name, path string, toolNames []string) (agentDef, error) {
+func readAgentFile(fsys fs.FS, name, path string, toolNames []string) (AgentDef, error) {
 	f, err := fsys.Open(name) // follows a symlink, inside the workspace for a project's
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return agentDef{}, unwrapPathErr(err)
+			return AgentDef{}, unwrapPathErr(err)
 		}
 		if fi, lerr := fs.Lstat(fsys, name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return agentDef{}, errLeavesWorkspace
+			return AgentDef{}, errLeavesWorkspace
 		}
-		return agentDef{}, unwrapPathErr(err)
+		return AgentDef{}, unwrapPathErr(err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return agentDef{}, err
+		return AgentDef{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return agentDef{}, errors.New("not a regular file")
+		return AgentDef{}, errors.New("not a regular file")
 	}
 	if fi.Size() > maxAgentFileSize {
-		return agentDef{}, fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), maxAgentFileSize)
+		return AgentDef{}, fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), maxAgentFileSize)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxAgentFileSize+1))
 	if err != nil {
-		return agentDef{}, err
+		return AgentDef{}, err
 	}
 	if len(data) > maxAgentFileSize {
-		return agentDef{}, fmt.Errorf("over the limit of %d bytes", maxAgentFileSize)
+		return AgentDef{}, fmt.Errorf("over the limit of %d bytes", maxAgentFileSize)
 	}
 	return parseAgentFile(data, path, toolNames)
 }
@@ -227,22 +227,22 @@ func unwrapPathErr(err error) error {
 }
 
 // parseAgentFile decodes an agent file's content.
-func parseAgentFile(data []byte, path string, toolNames []string) (agentDef, error) {
+func parseAgentFile(data []byte, path string, toolNames []string) (AgentDef, error) {
 	var f agentFile
 	body, err := frontmatter.Parse(data, &f)
 	if err != nil {
-		return agentDef{}, fmt.Errorf("front matter: %w", err)
+		return AgentDef{}, fmt.Errorf("front matter: %w", err)
 	}
 	f.Name = strings.TrimSpace(f.Name)
 	switch {
 	case f.Name == "":
-		return agentDef{}, errors.New(`field "name": missing`)
+		return AgentDef{}, errors.New(`field "name": missing`)
 	case !agentFileNameRE.MatchString(f.Name):
-		return agentDef{}, fmt.Errorf(`field "name": %q must be lower-case letters, digits, '-' or '_' (at most 64)`, clipRunes(f.Name, 80))
+		return AgentDef{}, fmt.Errorf(`field "name": %q must be lower-case letters, digits, '-' or '_' (at most 64)`, ClipRunes(f.Name, 80))
 	case strings.TrimSpace(f.Description) == "":
-		return agentDef{}, errors.New(`field "description": missing (the model chooses agents by it)`)
+		return AgentDef{}, errors.New(`field "description": missing (the model chooses agents by it)`)
 	}
-	def := agentDef{path: path, profile: strings.TrimSpace(f.Profile), SubagentDef: agent.SubagentDef{
+	def := AgentDef{Path: path, Profile: strings.TrimSpace(f.Profile), SubagentDef: agent.SubagentDef{
 		Name: f.Name, Description: strings.TrimSpace(f.Description), System: strings.TrimSpace(string(body)),
 		Model: agentModel(f.Model),
 	}}
@@ -289,8 +289,8 @@ func reinToolName(name string, toolNames []string) string {
 	return name
 }
 
-// subagentDefs returns the definitions for the task tool.
-func subagentDefs(defs []agentDef) []agent.SubagentDef {
+// SubagentDefs returns the definitions for the task tool.
+func SubagentDefs(defs []AgentDef) []agent.SubagentDef {
 	out := make([]agent.SubagentDef, len(defs))
 	for i, d := range defs {
 		out[i] = d.SubagentDef

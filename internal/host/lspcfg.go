@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -12,17 +12,17 @@ import (
 	"github.com/reinharness/rein/lsp"
 )
 
-// lspSettings is the merged [lsp] configuration.
-type lspSettings struct {
-	servers []lsp.Config
-	// project are the workspace's own [lsp.NAME] servers (from
+// LspSettings is the merged [lsp] configuration.
+type LspSettings struct {
+	Servers []lsp.Config
+	// Project are the workspace's own [lsp.NAME] servers (from
 	// .rein/config.toml): they start only once trusted (rein lsp trust),
 	// and then replace a server of the same name.
-	project []lsp.Config
-	// afterEdit: the file tools' results gain the errors of the files
+	Project []lsp.Config
+	// AfterEdit: the file tools' results gain the errors of the files
 	// they changed (after_edit = "errors", the default).
-	afterEdit bool
-	warnings  []string
+	AfterEdit bool
+	Warnings  []string
 }
 
 // lspValue is one key of [lsp]: after_edit's string or a server table.
@@ -45,7 +45,7 @@ func (v *lspValue) UnmarshalTOML(a any) error {
 	return nil
 }
 
-// loadLSP merges the [lsp] layers, later layers replacing a server of the
+// LoadLSP merges the [lsp] layers, later layers replacing a server of the
 // same name. A project's [lsp.NAME] tables are kept apart (project): a
 // server is a program the repository chooses, run on every edit, so it
 // starts only once the user trusted it (see lspTrust).
@@ -53,45 +53,45 @@ func (v *lspValue) UnmarshalTOML(a any) error {
 // The defaults are looked up in the PATH of getenv (rein's environment as
 // the App sees it), so that a run's tools do not depend on what the
 // process happened to inherit.
-func loadLSP(cfg *config.Config, getenv func(string) string) (lspSettings, error) {
-	out := lspSettings{afterEdit: true}
+func LoadLSP(cfg *config.Config, getenv func(string) string) (LspSettings, error) {
+	out := LspSettings{AfterEdit: true}
 	var servers []lsp.Config
 	for _, sec := range cfg.Sections("lsp") {
 		var raw map[string]*lspValue
 		if err := sec.Decode(&raw); err != nil {
-			return lspSettings{}, err
+			return LspSettings{}, err
 		}
 		for _, name := range sortedNames(raw) {
 			v := raw[name]
 			if v.str != nil {
 				if name != "after_edit" {
-					return lspSettings{}, sec.Errorf([]string{name}, "lsp.%s: unknown setting (after_edit, or a [lsp.NAME] table)", name)
+					return LspSettings{}, sec.Errorf([]string{name}, "lsp.%s: unknown setting (after_edit, or a [lsp.NAME] table)", name)
 				}
 				switch *v.str {
 				case "errors":
-					out.afterEdit = true
+					out.AfterEdit = true
 				case "off":
-					out.afterEdit = false
+					out.AfterEdit = false
 				default:
-					return lspSettings{}, sec.Errorf([]string{name}, "lsp.after_edit %q must be \"errors\" or \"off\"", *v.str)
+					return LspSettings{}, sec.Errorf([]string{name}, "lsp.after_edit %q must be \"errors\" or \"off\"", *v.str)
 				}
 				continue
 			}
 			c, err := lspServer(sec, name, v.table)
 			if err != nil {
-				return lspSettings{}, err
+				return LspSettings{}, err
 			}
 			if sec.Source.Layer == config.LayerProject {
 				c.Project = true
-				out.project = slices.DeleteFunc(out.project, func(s lsp.Config) bool { return s.Name == name })
-				out.project = append(out.project, c)
+				out.Project = slices.DeleteFunc(out.Project, func(s lsp.Config) bool { return s.Name == name })
+				out.Project = append(out.Project, c)
 				continue
 			}
 			servers = slices.DeleteFunc(servers, func(s lsp.Config) bool { return s.Name == name })
 			servers = append(servers, c)
 		}
 	}
-	out.servers = lsp.Available(servers, func(name string) (string, error) { return lookPathIn(getenv("PATH"), name) })
+	out.Servers = lsp.Available(servers, func(name string) (string, error) { return lookPathIn(getenv("PATH"), name) })
 	return out, nil
 }
 

@@ -1,11 +1,11 @@
-package cli
+package host
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// repositoryRoot returns the root of the git repository enclosing dir (the
+// RepositoryRoot returns the root of the git repository enclosing dir (the
 // nearest directory, dir itself included, that holds a .git directory or
 // file — a worktree or submodule has a .git file), or dir when there is
 // none. It is the default workspace: opening rein in a subdirectory of a
@@ -18,7 +18,7 @@ import (
 // make every directory under it one workspace and let the agent write
 // anywhere in it. Started in $HOME itself, the workspace is $HOME, as
 // before. home is "" when unknown; the walk then stops only at the root.
-func repositoryRoot(dir, home string) string {
+func RepositoryRoot(dir, home string) string {
 	dir = filepath.Clean(dir)
 	if home != "" {
 		home = filepath.Clean(home)

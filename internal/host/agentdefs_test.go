@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"os"
@@ -45,7 +45,7 @@ func TestLoadAgentDefsLayers(t *testing.T) {
 	writeAgent(t, claude, "broken.md", "---\nname: [unclosed\n---\n")
 	writeAgent(t, claude, "nodesc.md", "---\nname: quiet\n---\nbody\n")
 
-	defs, warnings := loadAgentDefs(getenv, ws, codingNames)
+	defs, warnings := LoadAgentDefs(getenv, ws, codingNames)
 	type row struct{ Name, Desc, System, Model, Layer, Tools string }
 	var got []row
 	for _, d := range defs {

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"slices"
@@ -34,7 +34,7 @@ func TestSandboxCachesConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, ws, home := loadLayers(t, tt.user, tt.project)
-			s, err := loadSandbox(cfg, ws, home)
+			s, err := LoadSandbox(cfg, ws, home)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -44,14 +44,14 @@ func TestSandboxCachesConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(s.caches, tt.kinds) || s.cacheSize != tt.size {
-				t.Errorf("caches %q size %d, want %q %d", s.caches, s.cacheSize, tt.kinds, tt.size)
+			if !slices.Equal(s.Caches, tt.kinds) || s.CacheSize != tt.size {
+				t.Errorf("caches %q size %d, want %q %d", s.Caches, s.CacheSize, tt.kinds, tt.size)
 			}
 			switch {
-			case tt.warning == "" && len(s.warnings) != 0:
-				t.Errorf("warnings %q", s.warnings)
-			case tt.warning != "" && (len(s.warnings) != 1 || !strings.Contains(s.warnings[0], tt.warning)):
-				t.Errorf("warnings %q, want one with %q", s.warnings, tt.warning)
+			case tt.warning == "" && len(s.Warnings) != 0:
+				t.Errorf("warnings %q", s.Warnings)
+			case tt.warning != "" && (len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], tt.warning)):
+				t.Errorf("warnings %q, want one with %q", s.Warnings, tt.warning)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"encoding/json"
@@ -23,8 +23,8 @@ import (
 // change a file others check out.
 const permissionsFile = "permissions.json"
 
-// permission is one grant: a tool, or one exact command (argv).
-type permission struct {
+// Permission is one grant: a tool, or one exact command (argv).
+type Permission struct {
 	Tool    string    `json:"tool,omitempty"`
 	Command []string  `json:"command,omitempty"`
 	Added   time.Time `json:"added"`
@@ -39,12 +39,12 @@ type permission struct {
 }
 
 // expired reports whether the grant has ended by now.
-func (p permission) expired(now time.Time) bool {
+func (p Permission) expired(now time.Time) bool {
 	return p.Expires != nil && !now.Before(*p.Expires)
 }
 
-// when is the grant's date, and its expiry when it has one, for lists.
-func (p permission) when() string {
+// When is the grant's date, and its expiry when it has one, for lists.
+func (p Permission) When() string {
 	s := p.Added.Format("2006-01-02")
 	if p.Expires != nil {
 		s += ", expires " + p.Expires.UTC().Format("2006-01-02 15:04 UTC")
@@ -57,7 +57,7 @@ func (p permission) when() string {
 func pruneExpired(d *permissionsData, now time.Time) bool {
 	pruned := false
 	for key, list := range d.Workspaces {
-		live := slices.DeleteFunc(slices.Clone(list), func(p permission) bool { return p.expired(now) })
+		live := slices.DeleteFunc(slices.Clone(list), func(p Permission) bool { return p.expired(now) })
 		if len(live) == len(list) {
 			continue
 		}
@@ -71,8 +71,8 @@ func pruneExpired(d *permissionsData, now time.Time) bool {
 	return pruned
 }
 
-// describe is the grant as /permissions and rein permissions list show it.
-func (p permission) describe() string {
+// Describe is the grant as /permissions and rein permissions list show it.
+func (p Permission) Describe() string {
 	what := "tool " + p.Tool
 	if len(p.Command) > 0 {
 		what = "command " + strings.Join(p.Command, " ") + " (exactly)"
@@ -85,26 +85,26 @@ func (p permission) describe() string {
 
 type permissionsData struct {
 	Version    int                     `json:"version"`
-	Workspaces map[string][]permission `json:"workspaces"`
+	Workspaces map[string][]Permission `json:"workspaces"`
 }
 
-// permissionStore reads and writes the permissions file. It is safe for
+// PermissionStore reads and writes the permissions file. It is safe for
 // concurrent use; every change re-reads the file, so grants made by
 // another rein meanwhile are kept.
-type permissionStore struct {
+type PermissionStore struct {
 	path string
 	mu   sync.Mutex
 }
 
-func newPermissionStore(state string) *permissionStore {
+func NewPermissionStore(state string) *PermissionStore {
 	if state == "" {
 		return nil
 	}
-	return &permissionStore{path: filepath.Join(state, permissionsFile)}
+	return &PermissionStore{path: filepath.Join(state, permissionsFile)}
 }
 
-func (s *permissionStore) load() (permissionsData, error) {
-	d := permissionsData{Version: 1, Workspaces: map[string][]permission{}}
+func (s *PermissionStore) load() (permissionsData, error) {
+	d := permissionsData{Version: 1, Workspaces: map[string][]Permission{}}
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil
@@ -119,12 +119,12 @@ func (s *permissionStore) load() (permissionsData, error) {
 		return d, fmt.Errorf("%s has version %d, rein reads version 1", s.path, d.Version)
 	}
 	if d.Workspaces == nil {
-		d.Workspaces = map[string][]permission{}
+		d.Workspaces = map[string][]Permission{}
 	}
 	return d, nil
 }
 
-func (s *permissionStore) save(d permissionsData) error {
+func (s *PermissionStore) save(d permissionsData) error {
 	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
@@ -132,8 +132,8 @@ func (s *permissionStore) save(d permissionsData) error {
 	return statefile.WriteAtomic(s.path, append(data, '\n'), 0o600)
 }
 
-// list returns the grants of workspace ws.
-func (s *permissionStore) list(ws string) ([]permission, error) {
+// List returns the grants of workspace ws.
+func (s *PermissionStore) List(ws string) ([]Permission, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -148,11 +148,11 @@ func (s *permissionStore) list(ws string) ([]permission, error) {
 		// is housekeeping, so a read-only state directory is no error.
 		_ = s.save(d)
 	}
-	return d.Workspaces[canonicalDir(ws)], nil
+	return d.Workspaces[CanonicalDir(ws)], nil
 }
 
-// add records grants for ws, skipping ones it holds already.
-func (s *permissionStore) add(ws string, ps ...permission) error {
+// Add records grants for ws, skipping ones it holds already.
+func (s *PermissionStore) Add(ws string, ps ...Permission) error {
 	if s == nil {
 		return errors.New("no state directory to keep permissions in")
 	}
@@ -163,9 +163,9 @@ func (s *permissionStore) add(ws string, ps ...permission) error {
 		return err
 	}
 	pruneExpired(&d, time.Now())
-	key := canonicalDir(ws)
+	key := CanonicalDir(ws)
 	for _, p := range ps {
-		i := slices.IndexFunc(d.Workspaces[key], func(q permission) bool { return q.Tool == p.Tool && slices.Equal(q.Command, p.Command) })
+		i := slices.IndexFunc(d.Workspaces[key], func(q Permission) bool { return q.Tool == p.Tool && slices.Equal(q.Command, p.Command) })
 		if i < 0 {
 			d.Workspaces[key] = append(d.Workspaces[key], p)
 			continue
@@ -176,23 +176,23 @@ func (s *permissionStore) add(ws string, ps ...permission) error {
 	return s.save(d)
 }
 
-// remove revokes grant n (1-based, as listed) of ws and returns it.
-func (s *permissionStore) remove(ws string, n int) (permission, error) {
+// Remove revokes grant n (1-based, as listed) of ws and returns it.
+func (s *PermissionStore) Remove(ws string, n int) (Permission, error) {
 	if s == nil {
-		return permission{}, errors.New("no state directory")
+		return Permission{}, errors.New("no state directory")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, err := s.load()
 	if err != nil {
-		return permission{}, err
+		return Permission{}, err
 	}
 	// Numbered as list shows them: without the ended grants.
 	pruneExpired(&d, time.Now())
-	key := canonicalDir(ws)
+	key := CanonicalDir(ws)
 	list := d.Workspaces[key]
 	if n < 1 || n > len(list) {
-		return permission{}, fmt.Errorf("no permission %d (this workspace has %d)", n, len(list))
+		return Permission{}, fmt.Errorf("no permission %d (this workspace has %d)", n, len(list))
 	}
 	p := list[n-1]
 	d.Workspaces[key] = slices.Delete(list, n-1, n)
@@ -202,11 +202,11 @@ func (s *permissionStore) remove(ws string, n int) (permission, error) {
 	return p, s.save(d)
 }
 
-// layer is the policy layer of ws's grants: user-level allow rules, as
+// Layer is the policy layer of ws's grants: user-level allow rules, as
 // trusted as the user's own configuration (the file is the user's, in
 // the state directory). ok is false when there are none.
-func (s *permissionStore) layer(ws string) (policy.Layer, bool, error) {
-	ps, err := s.list(ws)
+func (s *PermissionStore) Layer(ws string) (policy.Layer, bool, error) {
+	ps, err := s.List(ws)
 	if err != nil || len(ps) == 0 {
 		return policy.Layer{}, false, err
 	}

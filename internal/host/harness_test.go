@@ -1,11 +1,7 @@
-package cli
+package host
 
 import (
-	"bytes"
-	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,77 +47,77 @@ func TestLoadSandbox(t *testing.T) {
 	tests := []struct {
 		name          string
 		user, project string
-		want          func(ws, home string) sandboxSettings
+		want          func(ws, home string) SandboxSettings
 		wantWarnings  []string
 	}{
 		{
 			name: "defaults",
-			want: func(string, string) sandboxSettings { return sandboxSettings{mode: sandbox.Auto} },
+			want: func(string, string) SandboxSettings { return SandboxSettings{Mode: sandbox.Auto} },
 		},
 		{
 			name: "user sets everything",
 			user: "[sandbox]\nmode = \"off\"\nreadable = [\"/usr\", \"~/src\"]\nwritable = [\"~/.cache/go-build\", \"build\"]\n",
-			want: func(ws, home string) sandboxSettings {
-				return sandboxSettings{mode: sandbox.Off, readable: []string{"/usr", filepath.Join(home, "src")},
-					writable: []string{filepath.Join(home, ".cache/go-build"), filepath.Join(ws, "build")}}
+			want: func(ws, home string) SandboxSettings {
+				return SandboxSettings{Mode: sandbox.Off, Readable: []string{"/usr", filepath.Join(home, "src")},
+					Writable: []string{filepath.Join(home, ".cache/go-build"), filepath.Join(ws, "build")}}
 			},
 		},
 		{
 			name:    "project tightens the mode",
 			user:    "[sandbox]\nmode = \"auto\"\n",
 			project: "[sandbox]\nmode = \"required\"\n",
-			want:    func(string, string) sandboxSettings { return sandboxSettings{mode: sandbox.Required} },
+			want:    func(string, string) SandboxSettings { return SandboxSettings{Mode: sandbox.Required} },
 		},
 		{
 			name:         "project cannot loosen the mode or widen writes",
 			user:         "[sandbox]\nmode = \"required\"\n",
 			project:      "[sandbox]\nmode = \"off\"\nwritable = [\"/\"]\n",
-			want:         func(string, string) sandboxSettings { return sandboxSettings{mode: sandbox.Required} },
+			want:         func(string, string) SandboxSettings { return SandboxSettings{Mode: sandbox.Required} },
 			wantWarnings: []string{`sandbox.mode "off" ignored`, "sandbox.writable ignored"},
 		},
 		{
 			name:    "project narrows reads from the whole filesystem",
 			project: "[sandbox]\nreadable = [\"/usr\"]\n",
-			want: func(string, string) sandboxSettings {
-				return sandboxSettings{mode: sandbox.Auto, readable: []string{"/usr"}}
+			want: func(string, string) SandboxSettings {
+				return SandboxSettings{Mode: sandbox.Auto, Readable: []string{"/usr"}}
 			},
 		},
 		{
 			name:    "project narrows within the user's reads",
 			user:    "[sandbox]\nreadable = [\"/usr\", \"/etc\"]\n",
 			project: "[sandbox]\nreadable = [\"/usr/lib\"]\n",
-			want: func(string, string) sandboxSettings {
-				return sandboxSettings{mode: sandbox.Auto, readable: []string{"/usr/lib"}}
+			want: func(string, string) SandboxSettings {
+				return SandboxSettings{Mode: sandbox.Auto, Readable: []string{"/usr/lib"}}
 			},
 		},
 		{
 			name:    "project cannot read beyond the user's list",
 			user:    "[sandbox]\nreadable = [\"/usr\"]\n",
 			project: "[sandbox]\nreadable = [\"/usr\", \"/home\"]\n",
-			want: func(string, string) sandboxSettings {
-				return sandboxSettings{mode: sandbox.Auto, readable: []string{"/usr"}}
+			want: func(string, string) SandboxSettings {
+				return SandboxSettings{Mode: sandbox.Auto, Readable: []string{"/usr"}}
 			},
 			wantWarnings: []string{"sandbox.readable ignored: /home is outside"},
 		},
 		{
 			name:    "an empty project list reads nothing more",
 			project: "[sandbox]\nreadable = []\n",
-			want: func(string, string) sandboxSettings {
-				return sandboxSettings{mode: sandbox.Auto, readable: []string{}}
+			want: func(string, string) SandboxSettings {
+				return SandboxSettings{Mode: sandbox.Auto, Readable: []string{}}
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, ws, home := loadLayers(t, tt.user, tt.project)
-			got, err := loadSandbox(cfg, ws, home)
+			got, err := LoadSandbox(cfg, ws, home)
 			if err != nil {
 				t.Fatal(err)
 			}
-			warnings := got.warnings
-			got.warnings = nil
-			got.caches, got.cacheSize = nil, 0 // TestSandboxCachesConfig
-			if diff := cmp.Diff(tt.want(ws, home), got, cmp.AllowUnexported(sandboxSettings{})); diff != "" {
+			warnings := got.Warnings
+			got.Warnings = nil
+			got.Caches, got.CacheSize = nil, 0 // TestSandboxCachesConfig
+			if diff := cmp.Diff(tt.want(ws, home), got, cmp.AllowUnexported(SandboxSettings{})); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}
 			if len(warnings) != len(tt.wantWarnings) {
@@ -144,7 +140,7 @@ func TestLoadSandboxErrors(t *testing.T) {
 		{"[sandbox]\nmodes = \"auto\"\n", `unknown key "sandbox.modes"`},
 	} {
 		cfg, ws, home := loadLayers(t, tt.user, "")
-		_, err := loadSandbox(cfg, ws, home)
+		_, err := LoadSandbox(cfg, ws, home)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: err = %v, want one line with %q", tt.user, err, tt.want)
 		}
@@ -155,7 +151,7 @@ func TestPolicyLayers(t *testing.T) {
 	cfg, _, _ := loadLayers(t,
 		"[policy]\npreset = \"full\"\n[[policy.commands]]\nprefix = [\"go\", \"test\"]\naction = \"allow\"\n",
 		"[policy]\npreset = \"read-only\"\n")
-	layers, err := policyLayers(cfg, "editor")
+	layers, err := PolicyLayers(cfg, "editor")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +181,7 @@ func TestPolicyLayers(t *testing.T) {
 		{"[policy]\nacton = \"allow\"\n", `unknown key "policy.acton"`},
 	} {
 		cfg, _, _ := loadLayers(t, bad.user, "")
-		if _, err := policyLayers(cfg, ""); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := PolicyLayers(cfg, ""); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: err = %v, want %q", bad.user, err, bad.want)
 		}
 	}
@@ -204,55 +200,18 @@ func TestStateDir(t *testing.T) {
 		{"", map[string]string{"HOME": "/h"}, "/h/.local/state/rein"},
 	}
 	for _, tt := range tests {
-		if got := stateDir(tt.flag, env(tt.env)); got != tt.want {
+		if got := StateDir(tt.flag, env(tt.env)); got != tt.want {
 			t.Errorf("stateDir(%q, %v) = %q, want %q", tt.flag, tt.env, got, tt.want)
 		}
 	}
-	if s, err := openApproved(""); err != nil || s == nil {
+	if s, err := OpenApproved(""); err != nil || s == nil {
 		t.Errorf("openApproved without a state dir = %v, %v; want an in-memory store", s, err)
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, approvedRulesFile), []byte("{garbage"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ApprovedRulesFile), []byte("{garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openApproved(dir); !errors.Is(err, policy.ErrApprovedStore) {
+	if _, err := OpenApproved(dir); !errors.Is(err, policy.ErrApprovedStore) {
 		t.Errorf("corrupt store: err = %v, want ErrApprovedStore", err)
-	}
-}
-
-// TestWarningHandler: the workspace's one-time sandbox warning becomes
-// one rein warning line on stderr; debug and info are not shown.
-func TestWarningHandler(t *testing.T) {
-	var buf bytes.Buffer
-	log := slog.New(&warningHandler{w: &buf}).With("k", "v").WithGroup("g")
-	log.Info("not shown")
-	log.Warn("rein: commands run without a sandbox: landlock sandbox unavailable\nsecond line")
-	if got, want := buf.String(), "rein: warning: commands run without a sandbox: landlock sandbox unavailable\n"; got != want {
-		t.Errorf("stderr = %q, want %q", got, want)
-	}
-}
-
-// TestLineSource: lines are shared in order between readers; the end of
-// the input and cancellation are errors.
-func TestLineSource(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s := newLineSource(ctx, strings.NewReader("one\ntwo\n"))
-	if in := <-s.lines(); in.text != "one" {
-		t.Fatalf("first line = %+v", in)
-	}
-	if got, err := s.readLine(ctx); got != "two" || err != nil {
-		t.Fatalf("readLine = %q, %v", got, err)
-	}
-	if _, err := s.readLine(ctx); !errors.Is(err, errInputEnded) {
-		t.Errorf("at the end: %v, want errInputEnded", err)
-	}
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	blocked := newLineSource(ctx, pr)
-	cctx, ccancel := context.WithCancel(ctx)
-	ccancel()
-	if _, err := blocked.readLine(cctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"os"
@@ -40,7 +40,7 @@ func TestProjectAgentsStayInsideWorkspace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			defs, warnings := loadAgentDefs(func(string) string { return "" }, ws, codingNames)
+			defs, warnings := LoadAgentDefs(func(string) string { return "" }, ws, codingNames)
 			if len(defs) != 0 {
 				t.Errorf("loaded %+v from outside the workspace", defs)
 			}
@@ -70,7 +70,7 @@ func TestProjectAgentsStayInsideWorkspace(t *testing.T) {
 			}
 			return ""
 		}
-		defs, warnings := loadAgentDefs(getenv, ws, codingNames)
+		defs, warnings := LoadAgentDefs(getenv, ws, codingNames)
 		if len(defs) != 2 || len(warnings) != 0 {
 			t.Errorf("defs %+v, warnings %q; want the user's and the inside link", defs, warnings)
 		}

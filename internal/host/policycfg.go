@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -12,14 +12,14 @@ import (
 	"github.com/reinharness/rein/policy/netrules"
 )
 
-// approvedRulesFile is the name of the approved-rules store in the state
+// ApprovedRulesFile is the name of the approved-rules store in the state
 // directory: the project rules a user approved "always for this project".
-const approvedRulesFile = "approved-rules.json"
+const ApprovedRulesFile = "approved-rules.json"
 
-// policyLayers decodes every layer's [policy] table, lowest precedence
+// PolicyLayers decodes every layer's [policy] table, lowest precedence
 // first, and appends the --preset flag as the user's last word. The
 // built-in layer is added by policy.NewEngine.
-func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
+func PolicyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
 	var layers []policy.Layer
 	for _, sec := range cfg.Sections("policy") {
 		var pc policy.Config
@@ -29,7 +29,7 @@ func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
 		if err := pc.Validate(); err != nil {
 			return nil, sec.Errorf(nil, "%v", err)
 		}
-		pc.Tools = withClaudeMCPNames(pc.Tools)
+		pc.Tools = WithClaudeMCPNames(pc.Tools)
 		kind := policy.LayerUser
 		if sec.Source.Layer == config.LayerProject {
 			kind = policy.LayerProject
@@ -42,12 +42,12 @@ func policyLayers(cfg *config.Config, preset string) ([]policy.Layer, error) {
 	return layers, nil
 }
 
-// withClaudeMCPNames adds, for each tool rule naming an MCP tool in
+// WithClaudeMCPNames adds, for each tool rule naming an MCP tool in
 // Claude Code's spelling (mcp__github__create_issue, mcp__github), the
 // same rule in rein's (github__create_issue, github__*), so rules copied
 // from Claude Code mean what they meant there. The rule as written stays:
 // a server may be named "mcp".
-func withClaudeMCPNames(rules []policy.ToolRule) []policy.ToolRule {
+func WithClaudeMCPNames(rules []policy.ToolRule) []policy.ToolRule {
 	out := append([]policy.ToolRule(nil), rules...)
 	for _, r := range rules {
 		if name, ok := claudeperm.ReinToolName(r.Name); ok {
@@ -58,9 +58,9 @@ func withClaudeMCPNames(rules []policy.ToolRule) []policy.ToolRule {
 	return out
 }
 
-// stateDir is rein's state directory: --state-dir, else
+// StateDir is rein's state directory: --state-dir, else
 // $XDG_STATE_HOME/rein, else ~/.local/state/rein; "" when none is known.
-func stateDir(flag string, getenv func(string) string) string {
+func StateDir(flag string, getenv func(string) string) string {
 	if flag != "" {
 		if abs, err := filepath.Abs(flag); err == nil {
 			return abs
@@ -71,14 +71,14 @@ func stateDir(flag string, getenv func(string) string) string {
 	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "rein")
 	}
-	if home := homeDir(getenv); home != "" {
+	if home := HomeDir(getenv); home != "" {
 		return filepath.Join(home, ".local", "state", "rein")
 	}
 	return ""
 }
 
-// homeDir is $HOME, else the account's home directory, else "".
-func homeDir(getenv func(string) string) string {
+// HomeDir is $HOME, else the account's home directory, else "".
+func HomeDir(getenv func(string) string) string {
 	if home := getenv("HOME"); home != "" {
 		return home
 	}
@@ -86,13 +86,13 @@ func homeDir(getenv func(string) string) string {
 	return home
 }
 
-// openApproved opens the approved-rules store under the state directory;
+// OpenApproved opens the approved-rules store under the state directory;
 // without one, approvals last for this process only.
-func openApproved(dir string) (policy.ApprovedStore, error) {
+func OpenApproved(dir string) (policy.ApprovedStore, error) {
 	if dir == "" {
 		return policy.NewMemoryApprovedStore(), nil
 	}
-	s, err := policy.OpenApprovedStore(filepath.Join(dir, approvedRulesFile))
+	s, err := policy.OpenApprovedStore(filepath.Join(dir, ApprovedRulesFile))
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,8 @@ type networkSection struct {
 	Deny  []string `toml:"deny"`
 }
 
-// loadNetworkRules merges every layer's [network] table.
-func loadNetworkRules(cfg *config.Config) (netrules.Rules, []string, error) {
+// LoadNetworkRules merges every layer's [network] table.
+func LoadNetworkRules(cfg *config.Config) (netrules.Rules, []string, error) {
 	var rules netrules.Rules
 	var warnings []string
 	for _, sec := range cfg.Sections("network") {

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"os"
@@ -41,12 +41,12 @@ func TestRepositoryRoot(t *testing.T) {
 		{"outside/r/s", "outside/r"},
 	}
 	for _, tt := range tests {
-		got := repositoryRoot(filepath.Join(base, tt.dir), home)
+		got := RepositoryRoot(filepath.Join(base, tt.dir), home)
 		if want := filepath.Join(base, tt.want); got != want {
 			t.Errorf("repositoryRoot(%s) = %s, want %s", tt.dir, got, want)
 		}
 	}
-	if got := repositoryRoot("/", ""); got != "/" {
+	if got := RepositoryRoot("/", ""); got != "/" {
 		t.Errorf("repositoryRoot(/) = %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"github.com/reinharness/rein/config"
@@ -40,7 +40,7 @@ func (t *limitsSection) values() map[sandbox.Limit]*limitValue {
 // mergeLimits applies one layer's [sandbox] limits to s. A user layer
 // sets any value; a project layer comes with the repository, so it may
 // only lower a limit: a higher value, or "off", is ignored with a warning.
-func (s *sandboxSettings) mergeLimits(sec config.RawSection, t *limitsSection) error {
+func (s *SandboxSettings) mergeLimits(sec config.RawSection, t *limitsSection) error {
 	if t == nil {
 		return nil
 	}
@@ -55,12 +55,12 @@ func (s *sandboxSettings) mergeLimits(sec config.RawSection, t *limitsSection) e
 			return sec.Errorf([]string{"limits", string(name)}, "sandbox.limits.%s: %v", name, err)
 		}
 		if sec.Source.Layer != config.LayerProject {
-			s.limits.Set(name, n)
+			s.Limits.Set(name, n)
 			continue
 		}
 		var proposed sandbox.Limits
 		proposed.Set(name, n)
-		current := s.limits.Resolved()
+		current := s.Limits.Resolved()
 		switch {
 		case n == sandbox.Unlimited:
 			s.warnf("%s: sandbox.limits.%s = \"off\" ignored: a project can only lower a limit; lift it in your user configuration", sec.Source.Name, name)
@@ -68,7 +68,7 @@ func (s *sandboxSettings) mergeLimits(sec config.RawSection, t *limitsSection) e
 			s.warnf("%s: sandbox.limits.%s = %s ignored: a project can only lower a limit (it is %s)",
 				sec.Source.Name, name, proposed.Resolved().Value(name), current.Value(name))
 		default:
-			s.limits.Set(name, n)
+			s.Limits.Set(name, n)
 		}
 	}
 	return nil

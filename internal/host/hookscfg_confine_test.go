@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"os"
@@ -39,16 +39,16 @@ func TestProjectHookSettingsStayInsideWorkspace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s, err := loadHooks(&config.Config{}, ws)
+			s, err := LoadHooks(&config.Config{}, ws)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.project.Len() != 0 {
-				t.Errorf("%d hooks from outside the workspace were loaded", s.project.Len())
+			if s.Project.Len() != 0 {
+				t.Errorf("%d hooks from outside the workspace were loaded", s.Project.Len())
 			}
-			if len(s.warnings) != 1 || !strings.Contains(s.warnings[0], filepath.FromSlash(tt.warning)+": hooks not read") ||
-				!strings.Contains(s.warnings[0], "outside the workspace") {
-				t.Errorf("warnings %q; want one naming %s", s.warnings, tt.warning)
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], filepath.FromSlash(tt.warning)+": hooks not read") ||
+				!strings.Contains(s.Warnings[0], "outside the workspace") {
+				t.Errorf("warnings %q; want one naming %s", s.Warnings, tt.warning)
 			}
 		})
 	}
@@ -60,9 +60,9 @@ func TestProjectHookSettingsStayInsideWorkspace(t *testing.T) {
 		if err := os.Symlink("../conf/settings.json", filepath.Join(ws, ".claude", "settings.json")); err != nil {
 			t.Fatal(err)
 		}
-		s, err := loadHooks(&config.Config{}, ws)
-		if err != nil || s.project.Len() != 1 || len(s.warnings) != 0 {
-			t.Errorf("a link inside the workspace: %d hooks, warnings %q, %v", s.project.Len(), s.warnings, err)
+		s, err := LoadHooks(&config.Config{}, ws)
+		if err != nil || s.Project.Len() != 1 || len(s.Warnings) != 0 {
+			t.Errorf("a link inside the workspace: %d hooks, warnings %q, %v", s.Project.Len(), s.Warnings, err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"errors"
@@ -12,72 +12,73 @@ import (
 
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/hooks"
+	"github.com/reinharness/rein/internal/textclip"
 )
 
-// claudeSettingsFiles are the workspace's Claude Code settings files whose
+// ClaudeSettingsFiles are the workspace's Claude Code settings files whose
 // "hooks" object rein reads as the project layer, in Claude Code's order.
-var claudeSettingsFiles = []string{
+var ClaudeSettingsFiles = []string{
 	filepath.Join(".claude", "settings.json"),
 	filepath.Join(".claude", "settings.local.json"),
 }
 
-// hookSet is every configured hook, split by layer.
-type hookSet struct {
-	// user holds the hooks of the user's own configuration
+// HookSet is every configured hook, split by layer.
+type HookSet struct {
+	// User holds the hooks of the user's own configuration
 	// (~/.config/rein/config.toml or --config): they always run.
-	user hooks.Config
-	// project holds the workspace's (.rein/config.toml [hooks] and
+	User hooks.Config
+	// Project holds the workspace's (.rein/config.toml [hooks] and
 	// .claude/settings*.json): they run only once trusted.
-	project hooks.Config
-	// warnings are what could not be used, naming the file.
-	warnings []string
-	// checks are the project's [verify] checks, trusted with the hooks
+	Project hooks.Config
+	// Warnings are what could not be used, naming the file.
+	Warnings []string
+	// Checks are the project's [verify] checks, trusted with the hooks
 	// (set by loadHookSet only).
-	checks []verifyCheck
+	Checks []VerifyCheck
 }
 
-// all returns the hooks of both layers, the user's first.
-func (s hookSet) all() hooks.Config {
+// All returns the hooks of both layers, the user's first.
+func (s HookSet) All() hooks.Config {
 	var c hooks.Config
-	c.Add(s.user)
-	c.Add(s.project)
+	c.Add(s.User)
+	c.Add(s.Project)
 	return c
 }
 
-// loadHooks reads the [hooks] tables of every configuration layer and the
+// LoadHooks reads the [hooks] tables of every configuration layer and the
 // hooks of the workspace's Claude Code settings. A broken [hooks] table in
 // the user's own file is an error, as any of its settings would be; a
 // workspace's unreadable or malformed settings file is a warning, since
 // it belongs to another tool and must not stop rein.
-func loadHooks(cfg *config.Config, ws string) (hookSet, error) {
-	var s hookSet
+func LoadHooks(cfg *config.Config, ws string) (HookSet, error) {
+	var s HookSet
 	for _, sec := range cfg.Sections("hooks") {
 		var events map[string][]hooks.GroupSpec
 		if err := sec.Decode(&events); err != nil {
 			if sec.Source.Layer == config.LayerProject {
-				s.warnings = append(s.warnings, fmt.Sprintf("%s: [hooks] ignored: %s", sec.Source.Name, oneLine(err.Error())))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: [hooks] ignored: %s", sec.Source.Name, textclip.FirstLine(err.Error())))
 				continue
 			}
-			return hookSet{}, err
+			return HookSet{}, err
 		}
 		layer := hooks.LayerUser
 		if sec.Source.Layer == config.LayerProject {
 			layer = hooks.LayerProject
 		}
 		c, w := hooks.Build(layer, sec.Source.Name, events)
-		s.warnings = append(s.warnings, w...)
+		s.Warnings = append(s.Warnings, w...)
 		if err := checkUnconfinedHooks(c, ws); err != nil {
-			return hookSet{}, err
+			return HookSet{}, err
 		}
 		if layer == hooks.LayerUser {
-			s.user.Add(c)
+			s.User.Add(c)
 		} else {
-			s.project.Add(c)
+			s.Project.Add(c)
 		}
 	}
 	var refused []string
-	for _, name := range claudeSettingsFiles {
-		data, err := readSettings(ws, name)
+	for _, name := range ClaudeSettingsFiles {
+		data, err := ReadSettings(ws, name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -85,31 +86,31 @@ func loadHooks(cfg *config.Config, ws string) (hookSet, error) {
 		if errors.As(err, &out) {
 			if !slices.Contains(refused, out.path) { // .claude itself: one warning
 				refused = append(refused, out.path)
-				s.warnings = append(s.warnings, fmt.Sprintf("%s: hooks not read: %v", out.path, err))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: hooks not read: %v", out.path, err))
 			}
 			continue
 		}
 		if err != nil {
-			s.warnings = append(s.warnings, fmt.Sprintf("%s: hooks not read: %v", name, err))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: hooks not read: %v", name, err))
 			continue
 		}
 		c, w, err := hooks.ParseSettings(data, hooks.LayerProject, name)
-		s.warnings = append(s.warnings, w...)
+		s.Warnings = append(s.Warnings, w...)
 		if err != nil {
-			s.warnings = append(s.warnings, fmt.Sprintf("hooks not read: %v", err))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("hooks not read: %v", err))
 			continue
 		}
-		s.project.Add(c)
+		s.Project.Add(c)
 	}
 	return s, nil
 }
 
-// readSettings reads the settings file name of the workspace ws, of at
+// ReadSettings reads the settings file name of the workspace ws, of at
 // most hooks.MaxSettingsBytes, through the workspace's os.Root: a
 // symlink inside the workspace is followed, one leading out of it (the
 // file, or .claude itself) is refused, so a repository cannot make rein
 // read hooks from a file of its choosing elsewhere on the machine.
-func readSettings(ws, name string) ([]byte, error) {
+func ReadSettings(ws, name string) ([]byte, error) {
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func checkUnconfinedHooks(c hooks.Config, ws string) error {
 			}
 			if err := checkScriptOutside(ws, ws, h.Command); err != nil {
 				return fmt.Errorf("%s: %s hook %q has sandbox = false, refused: %v; only a hook whose every file lies outside the workspace may run outside the sandbox: move the script out of the workspace (and name it by its full path) or remove sandbox = false",
-					g.Source, g.Event, clipRunes(h.Command, 120), err)
+					g.Source, g.Event, ClipRunes(h.Command, 120), err)
 			}
 		}
 	}

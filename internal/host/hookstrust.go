@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"errors"
@@ -14,11 +14,11 @@ import (
 	"github.com/reinharness/rein/mcp"
 )
 
-// hooksTrustFile is the store of trusted project hooks in the state
+// HooksTrustFile is the store of trusted project hooks in the state
 // directory.
-const hooksTrustFile = "trusted-hooks.json"
+const HooksTrustFile = "trusted-hooks.json"
 
-// hookTrustStore remembers, per workspace, the project hooks the user
+// TrustStore remembers, per workspace, the project hooks the user
 // allowed to run: the fingerprint of their definitions (hooks.Fingerprint)
 // and the contents of the workspace files their commands run (a script
 // under .claude/hooks/, pinned as MCP servers' files are). A repository
@@ -29,8 +29,8 @@ const hooksTrustFile = "trusted-hooks.json"
 //
 // Safe for concurrent use within a process; writers in several processes
 // may lose an entry, never corrupt the file (writes are atomic renames).
-type hookTrustStore struct {
-	path string
+type TrustStore struct {
+	Path string
 	mu   sync.Mutex
 }
 
@@ -44,8 +44,8 @@ type hookTrustRecord struct {
 	Pins        []mcp.Pin `json:"pins"`
 }
 
-// hookTrust is what the store says about a workspace's project hooks.
-type hookTrust struct {
+// TrustStatus is what the store says about a workspace's project hooks.
+type TrustStatus struct {
 	// Trusted: they may run.
 	Trusted bool
 	// Known: the user trusted this workspace's hooks before, in another
@@ -59,8 +59,8 @@ type hookTrust struct {
 	Err error
 }
 
-func (a *App) hookTrustStore(stateDirFlag string) *hookTrustStore {
-	return &hookTrustStore{path: filepath.Join(stateDir(stateDirFlag, a.Getenv), hooksTrustFile)}
+func (e Env) HooksTrustStore(stateDirFlag string) *TrustStore {
+	return &TrustStore{Path: filepath.Join(StateDir(stateDirFlag, e.Getenv), HooksTrustFile)}
 }
 
 // hookPins returns the states of the workspace files the commands of c
@@ -73,12 +73,12 @@ func hookPins(c hooks.Config, ws string) []mcp.Pin {
 			scripts = append(scripts, h.Command)
 		}
 	}
-	return scriptPins(scripts, ws)
+	return ScriptPins(scripts, ws)
 }
 
-// scriptPins returns the states of the workspace files the bash scripts
+// ScriptPins returns the states of the workspace files the bash scripts
 // name, with $CLAUDE_PROJECT_DIR and $REIN_PROJECT_DIR expanded.
-func scriptPins(scripts []string, ws string) []mcp.Pin {
+func ScriptPins(scripts []string, ws string) []mcp.Pin {
 	// Quoted forms first: "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh is how
 	// Claude Code's documentation writes them, and the quotes would cut
 	// the path in two.
@@ -102,40 +102,40 @@ func scriptPins(scripts []string, ws string) []mcp.Pin {
 	return pins
 }
 
-// hookFiles returns the workspace files (absolute) that any configured
+// HookFiles returns the workspace files (absolute) that any configured
 // hook runs or names, the user's and the project's, trusted or not.
 // Hooks run in the sandbox; the files stay protected as a change
 // detector (writes ask, commands cannot change them), so that what the
 // user reviewed is what runs.
-func hookFiles(cfg *config.Config, ws string) []string {
-	set, err := loadHooks(cfg, ws)
+func HookFiles(cfg *config.Config, ws string) []string {
+	set, err := LoadHooks(cfg, ws)
 	if err != nil {
 		return nil // newAgent reports the error
 	}
 	var all hooks.Config
-	all.Add(set.user)
-	all.Add(set.project)
+	all.Add(set.User)
+	all.Add(set.Project)
 	return mcp.PinnedPaths(ws, hookPins(all, ws))
 }
 
 // Status reports whether the project hooks c of workspace ws may run.
 // No project hooks need no trust.
-func (t *hookTrustStore) Status(c hooks.Config, ws string) hookTrust {
+func (t *TrustStore) Status(c hooks.Config, ws string) TrustStatus {
 	if len(c.Groups) == 0 {
-		return hookTrust{Trusted: true, Pins: hookPins(c, ws)}
+		return TrustStatus{Trusted: true, Pins: hookPins(c, ws)}
 	}
-	return t.status(ws, hooks.Fingerprint(c), hookPins(c, ws))
+	return t.PinStatus(ws, hooks.Fingerprint(c), hookPins(c, ws))
 }
 
 // Trust records the project hooks c of ws, as they are now, as trusted.
-func (t *hookTrustStore) Trust(c hooks.Config, ws string) (hookTrust, error) {
-	return t.trust(ws, hooks.Fingerprint(c), hookPins(c, ws))
+func (t *TrustStore) Trust(c hooks.Config, ws string) (TrustStatus, error) {
+	return t.TrustPins(ws, hooks.Fingerprint(c), hookPins(c, ws))
 }
 
-// status compares what the store holds for ws with the fingerprint fp
+// PinStatus compares what the store holds for ws with the fingerprint fp
 // of what would run and the current states of the files it names.
-func (t *hookTrustStore) status(ws, fp string, pins []mcp.Pin) hookTrust {
-	st := hookTrust{Pins: pins}
+func (t *TrustStore) PinStatus(ws, fp string, pins []mcp.Pin) TrustStatus {
+	st := TrustStatus{Pins: pins}
 	t.mu.Lock()
 	f, err := t.load()
 	t.mu.Unlock()
@@ -156,8 +156,8 @@ func (t *hookTrustStore) status(ws, fp string, pins []mcp.Pin) hookTrust {
 	return st
 }
 
-// trust records fp and pins as trusted for ws.
-func (t *hookTrustStore) trust(ws, fp string, pins []mcp.Pin) (hookTrust, error) {
+// TrustPins records fp and pins as trusted for ws.
+func (t *TrustStore) TrustPins(ws, fp string, pins []mcp.Pin) (TrustStatus, error) {
 	if pins == nil {
 		pins = []mcp.Pin{}
 	}
@@ -165,13 +165,13 @@ func (t *hookTrustStore) trust(ws, fp string, pins []mcp.Pin) (hookTrust, error)
 	defer t.mu.Unlock()
 	f, err := t.load()
 	if err != nil {
-		return hookTrust{Err: err}, err
+		return TrustStatus{Err: err}, err
 	}
 	f.Workspaces[ws] = hookTrustRecord{Fingerprint: fp, Pins: pins}
 	if err := t.save(f); err != nil {
-		return hookTrust{Err: err}, err
+		return TrustStatus{Err: err}, err
 	}
-	return hookTrust{Trusted: true, Known: true, Pins: pins}, nil
+	return TrustStatus{Trusted: true, Known: true, Pins: pins}, nil
 }
 
 // changedPins lists the paths whose state differs between was and now.
@@ -194,12 +194,12 @@ func changedPins(was, now []mcp.Pin) []string {
 	return out
 }
 
-func (t *hookTrustStore) load() (hookTrustFile, error) {
+func (t *TrustStore) load() (hookTrustFile, error) {
 	f := hookTrustFile{Workspaces: map[string]hookTrustRecord{}}
-	if _, err := statefile.ReadJSON(t.path, &f); errors.Is(err, statefile.ErrCorrupt) {
-		return hookTrustFile{}, fmt.Errorf("%s is not a hook trust store (%v); move it aside and trust the hooks again", t.path, err)
+	if _, err := statefile.ReadJSON(t.Path, &f); errors.Is(err, statefile.ErrCorrupt) {
+		return hookTrustFile{}, fmt.Errorf("%s is not a hook trust store (%v); move it aside and trust the hooks again", t.Path, err)
 	} else if err != nil {
-		return hookTrustFile{}, fmt.Errorf("reading %s: %w", t.path, err)
+		return hookTrustFile{}, fmt.Errorf("reading %s: %w", t.Path, err)
 	}
 	if f.Workspaces == nil {
 		f.Workspaces = map[string]hookTrustRecord{}
@@ -207,8 +207,8 @@ func (t *hookTrustStore) load() (hookTrustFile, error) {
 	return f, nil
 }
 
-func (t *hookTrustStore) save(f hookTrustFile) error {
-	if err := statefile.WriteJSON(t.path, f); err != nil {
+func (t *TrustStore) save(f hookTrustFile) error {
+	if err := statefile.WriteJSON(t.Path, f); err != nil {
 		return fmt.Errorf("recording trusted hooks: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"strings"
@@ -57,19 +57,19 @@ func TestLoadSandboxLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, ws, home := loadLayers(t, tc.user, tc.project)
-			s, err := loadSandbox(cfg, ws, home)
+			s, err := LoadSandbox(cfg, ws, home)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, s.limits); diff != "" {
+			if diff := cmp.Diff(tc.want, s.Limits); diff != "" {
 				t.Errorf("limits (-want +got):\n%s", diff)
 			}
-			if len(s.warnings) != len(tc.wantWarnings) {
-				t.Fatalf("warnings %q, want %d", s.warnings, len(tc.wantWarnings))
+			if len(s.Warnings) != len(tc.wantWarnings) {
+				t.Fatalf("warnings %q, want %d", s.Warnings, len(tc.wantWarnings))
 			}
 			for i, w := range tc.wantWarnings {
-				if !strings.Contains(s.warnings[i], w) {
-					t.Errorf("warning %q does not contain %q", s.warnings[i], w)
+				if !strings.Contains(s.Warnings[i], w) {
+					t.Errorf("warning %q does not contain %q", s.Warnings[i], w)
 				}
 			}
 		})
@@ -94,7 +94,7 @@ func TestLoadSandboxLimitsErrors(t *testing.T) {
 				user, project = "", tc.config
 			}
 			cfg, ws, home := loadLayers(t, user, project)
-			_, err := loadSandbox(cfg, ws, home)
+			_, err := LoadSandbox(cfg, ws, home)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s layer %q: error %v, want one containing %q", layer, tc.config, err, tc.want)
 			}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/reinharness/rein/config"
 	"github.com/reinharness/rein/history"
 	"github.com/reinharness/rein/internal/termsafe"
+	"github.com/reinharness/rein/internal/textclip"
 	"github.com/reinharness/rein/model"
 	"github.com/reinharness/rein/session"
 )
@@ -36,8 +37,8 @@ type contextSettings struct {
 	MaxMessages int     `toml:"max_messages"`
 }
 
-// loadContextSettings merges the [context] layers.
-func loadContextSettings(cfg *config.Config) (contextSettings, error) {
+// LoadContextSettings merges the [context] layers.
+func LoadContextSettings(cfg *config.Config) (contextSettings, error) {
 	out := contextSettings{Strategy: strategySummarize}
 	for _, sec := range cfg.Sections("context") {
 		var s contextSettings
@@ -71,10 +72,10 @@ func loadContextSettings(cfg *config.Config) (contextSettings, error) {
 	return out, nil
 }
 
-// newContextStrategy builds the configured strategy. It returns the
+// NewContextStrategy builds the configured strategy. It returns the
 // Summarize strategy separately (nil for the others): chat's /compact and
 // a resume's restored summaries need it.
-func newContextStrategy(s contextSettings, p model.Provider, modelName string) (agent.ContextStrategy, *history.Summarize) {
+func NewContextStrategy(s contextSettings, p model.Provider, modelName string) (agent.ContextStrategy, *history.Summarize) {
 	switch s.Strategy {
 	case strategyFull:
 		return history.Full{}, nil
@@ -85,25 +86,25 @@ func newContextStrategy(s contextSettings, p model.Provider, modelName string) (
 	return sum, sum
 }
 
-// loadInstructions reads the instruction files that apply to this run
+// LoadInstructions reads the instruction files that apply to this run
 // (history.LoadInstructionsFrom): the user's ~/.claude/CLAUDE.md and
 // rein's own AGENTS.md, then the workspace's from its root down to the
 // current directory (when that is inside the workspace), with their
 // @path imports. A file that cannot be read or is refused is reported as
 // a warning, as is the cap cutting the text; the others still apply.
-func (a *App) loadInstructions(workspace string, others bool) *history.Instructions {
+func (e Env) LoadInstructions(workspace string, others bool) *history.Instructions {
 	workDir := workspace
-	if wd, err := a.Getwd(); err == nil {
+	if wd, err := e.getwd(); err == nil {
 		if rel, err := filepath.Rel(workspace, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			workDir = wd
 		}
 	}
 	userDir := ""
-	if p := config.UserConfigPath(a.Getenv); p != "" {
+	if p := config.UserConfigPath(e.Getenv); p != "" {
 		userDir = filepath.Dir(p)
 	}
 	in, err := history.LoadInstructionsFrom(history.InstructionSources{
-		WorkspaceRoot: workspace, WorkDir: workDir, Home: homeDir(a.Getenv), UserConfigDir: userDir, Others: others,
+		WorkspaceRoot: workspace, WorkDir: workDir, Home: HomeDir(e.Getenv), UserConfigDir: userDir, Others: others,
 	})
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -111,19 +112,19 @@ func (a *App) loadInstructions(workspace string, others bool) *history.Instructi
 	}
 	for _, err := range errs {
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "rein: warning: %s\n", termsafe.Line(oneLine(err.Error())))
+			fmt.Fprintf(e.Stderr, "rein: warning: %s\n", termsafe.Line(textclip.FirstLine(err.Error())))
 		}
 	}
 	if in.Truncated {
-		fmt.Fprintf(a.Stderr, "rein: warning: the instructions were cut at %d bytes (%d more files not loaded); shorten them or move detail into files the agent can read on demand\n",
+		fmt.Fprintf(e.Stderr, "rein: warning: the instructions were cut at %d bytes (%d more files not loaded); shorten them or move detail into files the agent can read on demand\n",
 			history.DefaultInstructionsBytes, in.NotLoaded)
 	}
 	return in
 }
 
-// instructionsLine lists the loaded instruction files for the banner and
+// InstructionsLine lists the loaded instruction files for the banner and
 // /status, imports marked; "" when there are none.
-func instructionsLine(files []history.LoadedFile) string {
+func InstructionsLine(files []history.LoadedFile) string {
 	if len(files) == 0 {
 		return ""
 	}
@@ -141,10 +142,10 @@ func instructionsLine(files []history.LoadedFile) string {
 	return "instructions: " + strings.Join(parts, ", ")
 }
 
-// restoreSummaries gives a resumed conversation's summaries back to the
+// RestoreSummaries gives a resumed conversation's summaries back to the
 // Summarize strategy, so the next call sends the same history it would
 // have sent before rein stopped, without summarizing again.
-func restoreSummaries(res *session.Resumed, sum *history.Summarize, conv *agent.Conversation) {
+func RestoreSummaries(res *session.Resumed, sum *history.Summarize, conv *agent.Conversation) {
 	if sum == nil || res == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"context"
@@ -63,11 +63,11 @@ func TestPermissionLayerLiftsAsk(t *testing.T) {
 	if d := editorDecide(t, dir)(cmd); d.Action != policy.Ask {
 		t.Skipf("%q is %s under the editor preset; the test needs a command that asks", cmd, d.Action)
 	}
-	store := newPermissionStore(t.TempDir())
-	if err := store.add(dir, permission{Command: []string{"curl", "-s", "http://127.0.0.1:1/x"}}); err != nil {
+	store := NewPermissionStore(t.TempDir())
+	if err := store.Add(dir, Permission{Command: []string{"curl", "-s", "http://127.0.0.1:1/x"}}); err != nil {
 		t.Fatal(err)
 	}
-	l, ok, err := store.layer(dir)
+	l, ok, err := store.Layer(dir)
 	if err != nil || !ok {
 		t.Fatalf("layer: %v %v", ok, err)
 	}
@@ -78,17 +78,17 @@ func TestPermissionLayerLiftsAsk(t *testing.T) {
 	if d := decide(cmd + " -o out"); d.Action == policy.Allow {
 		t.Errorf("a longer command was allowed by an exact grant")
 	}
-	if _, ok, _ := store.layer(other); ok {
+	if _, ok, _ := store.Layer(other); ok {
 		t.Errorf("the grant leaked to another workspace")
 	}
-	ps, _ := store.list(dir)
+	ps, _ := store.List(dir)
 	if len(ps) != 1 {
 		t.Fatalf("list: %v", ps)
 	}
-	if _, err := store.remove(dir, 1); err != nil {
+	if _, err := store.Remove(dir, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := store.layer(dir); ok {
+	if _, ok, _ := store.Layer(dir); ok {
 		t.Errorf("the grant survived rm")
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"path/filepath"
@@ -20,12 +20,12 @@ var homeControlFiles = []string{
 	".xprofile", ".xinitrc", ".inputrc", ".vimrc", ".config/nvim", ".emacs", ".emacs.d",
 }
 
-// protectedInWorkspace lists what the policy must protect (writes ask
+// ProtectedInWorkspace lists what the policy must protect (writes ask
 // under every preset) beyond its built-in list, when it lies inside the
 // workspace: rein's own configuration and state (a model that rewrote
 // ~/.config/rein/config.toml with the workspace at $HOME would choose its
 // own policy next time) and the home directory's control files.
-func (a *App) protectedInWorkspace(ws, home, stateDirFlag, configFile string) []policy.ProtectedPath {
+func (e Env) ProtectedInWorkspace(ws, home, stateDirFlag, configFile string) []policy.ProtectedPath {
 	var out []policy.ProtectedPath
 	add := func(p, why string) {
 		if p == "" {
@@ -35,10 +35,10 @@ func (a *App) protectedInWorkspace(ws, home, stateDirFlag, configFile string) []
 			out = append(out, policy.ProtectedPath{Path: filepath.Clean(p), Why: why})
 		}
 	}
-	if cfg := config.UserConfigPath(a.Getenv); cfg != "" {
+	if cfg := config.UserConfigPath(e.Getenv); cfg != "" {
 		add(filepath.Dir(cfg), "it is rein's own configuration")
 	}
-	add(stateDir(stateDirFlag, a.Getenv), "it is rein's state (sessions, approvals, trust)")
+	add(StateDir(stateDirFlag, e.Getenv), "it is rein's state (sessions, approvals, trust)")
 	if configFile != "" {
 		if abs, err := filepath.Abs(configFile); err == nil {
 			add(abs, "it is the configuration rein was started with (--config)")
@@ -52,8 +52,8 @@ func (a *App) protectedInWorkspace(ws, home, stateDirFlag, configFile string) []
 	return out
 }
 
-// protectedAs gives paths one reason.
-func protectedAs(paths []string, why string) []policy.ProtectedPath {
+// ProtectedAs gives paths one reason.
+func ProtectedAs(paths []string, why string) []policy.ProtectedPath {
 	out := make([]policy.ProtectedPath, 0, len(paths))
 	for _, p := range paths {
 		out = append(out, policy.ProtectedPath{Path: p, Why: why})
@@ -61,10 +61,10 @@ func protectedAs(paths []string, why string) []policy.ProtectedPath {
 	return out
 }
 
-// canonicalDir makes a directory absolute with its symlinks resolved, the
+// CanonicalDir makes a directory absolute with its symlinks resolved, the
 // form the workspace and the policy engine use; on error it keeps what it
 // had.
-func canonicalDir(dir string) string {
+func CanonicalDir(dir string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // Defaults and bounds of the [verify] table.
 const (
 	defaultVerifyTimeout = 10 * time.Minute
-	maxVerifyAttempts    = 20
+	MaxVerifyAttempts    = 20
 	maxVerifyChecks      = 32
 )
 
@@ -46,74 +46,74 @@ type verifySection struct {
 	MaxAttempts *int   `toml:"max_attempts"`
 }
 
-// verifyCheck is one configured check.
-type verifyCheck struct {
-	// name is what is shown: the command line.
-	name string
-	// script is what bash -c runs.
-	script  string
-	timeout time.Duration
-	// source names the project file that added the check; "" for the
+// VerifyCheck is one configured check.
+type VerifyCheck struct {
+	// Name is what is shown: the command line.
+	Name string
+	// Script is what bash -c runs.
+	Script  string
+	Timeout time.Duration
+	// Source names the project file that added the check; "" for the
 	// user's own checks.
-	source string
+	Source string
 }
 
-// verifySettings is the merged [verify] configuration.
-type verifySettings struct {
-	checks      []verifyCheck
-	always      bool
-	maxAttempts int
-	warnings    []string
+// VerifySettings is the merged [verify] configuration.
+type VerifySettings struct {
+	Checks      []VerifyCheck
+	Always      bool
+	MaxAttempts int
+	Warnings    []string
 }
 
-// loadVerify merges the [verify] layers. The user's layers (the user
+// LoadVerify merges the [verify] layers. The user's layers (the user
 // file or --config) set the checks, later replacing earlier; a project
 // layer comes with the repository, so it may add checks but never remove
 // the user's, may ask for on = "always" but not relax it, and may lower
 // max_attempts but not raise it. Each layer's timeout applies to that
 // layer's own checks.
-func loadVerify(cfg *config.Config) (verifySettings, error) {
-	out := verifySettings{maxAttempts: agent.DefaultMaxVerifyAttempts}
-	var user, project []verifyCheck
+func LoadVerify(cfg *config.Config) (VerifySettings, error) {
+	out := VerifySettings{MaxAttempts: agent.DefaultMaxVerifyAttempts}
+	var user, project []VerifyCheck
 	for _, sec := range cfg.Sections("verify") {
 		var t verifySection
 		if err := sec.Decode(&t); err != nil {
-			return verifySettings{}, err
+			return VerifySettings{}, err
 		}
 		timeout := defaultVerifyTimeout
 		if t.Timeout != "" {
 			d, err := time.ParseDuration(t.Timeout)
 			if err != nil || d < time.Second {
-				return verifySettings{}, sec.Errorf([]string{"timeout"}, "verify.timeout %q must be a duration of at least 1s, like \"90s\" or \"10m\"", t.Timeout)
+				return VerifySettings{}, sec.Errorf([]string{"timeout"}, "verify.timeout %q must be a duration of at least 1s, like \"90s\" or \"10m\"", t.Timeout)
 			}
 			timeout = d
 		}
 		checks, err := parseChecks(sec, t.Commands, timeout)
 		if err != nil {
-			return verifySettings{}, err
+			return VerifySettings{}, err
 		}
 		switch t.On {
 		case "", verifyOnChanges:
 		case verifyOnAlways:
-			out.always = true
+			out.Always = true
 		default:
-			return verifySettings{}, sec.Errorf([]string{"on"}, "verify.on %q must be %q or %q", t.On, verifyOnChanges, verifyOnAlways)
+			return VerifySettings{}, sec.Errorf([]string{"on"}, "verify.on %q must be %q or %q", t.On, verifyOnChanges, verifyOnAlways)
 		}
 		isProject := sec.Source.Layer == config.LayerProject
 		if t.MaxAttempts != nil {
 			n := *t.MaxAttempts
-			if n < 1 || n > maxVerifyAttempts {
-				return verifySettings{}, sec.Errorf([]string{"max_attempts"}, "verify.max_attempts must be between 1 and %d (got %d)", maxVerifyAttempts, n)
+			if n < 1 || n > MaxVerifyAttempts {
+				return VerifySettings{}, sec.Errorf([]string{"max_attempts"}, "verify.max_attempts must be between 1 and %d (got %d)", MaxVerifyAttempts, n)
 			}
-			if isProject && n > out.maxAttempts {
-				out.warnings = append(out.warnings, fmt.Sprintf("%s: verify.max_attempts = %d ignored: a project can only lower it (it is %d)", sec.Source.Name, n, out.maxAttempts))
+			if isProject && n > out.MaxAttempts {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s: verify.max_attempts = %d ignored: a project can only lower it (it is %d)", sec.Source.Name, n, out.MaxAttempts))
 			} else {
-				out.maxAttempts = n
+				out.MaxAttempts = n
 			}
 		}
 		if isProject {
 			for i := range checks {
-				checks[i].source = sec.Source.Name
+				checks[i].Source = sec.Source.Name
 			}
 			project = append(project, checks...)
 			continue
@@ -122,29 +122,29 @@ func loadVerify(cfg *config.Config) (verifySettings, error) {
 			user = checks
 		}
 	}
-	out.checks = user
+	out.Checks = user
 	for _, c := range project {
-		if !slices.ContainsFunc(out.checks, func(u verifyCheck) bool { return u.script == c.script }) {
-			out.checks = append(out.checks, c)
+		if !slices.ContainsFunc(out.Checks, func(u VerifyCheck) bool { return u.Script == c.Script }) {
+			out.Checks = append(out.Checks, c)
 		}
 	}
-	if len(out.checks) > maxVerifyChecks {
-		return verifySettings{}, fmt.Errorf("config: [verify] has %d checks; at most %d are allowed", len(out.checks), maxVerifyChecks)
+	if len(out.Checks) > maxVerifyChecks {
+		return VerifySettings{}, fmt.Errorf("config: [verify] has %d checks; at most %d are allowed", len(out.Checks), maxVerifyChecks)
 	}
 	return out, nil
 }
 
 // parseChecks reads a commands array: each entry an argv array of strings
 // or a bash script string.
-func parseChecks(sec config.RawSection, cmds []any, timeout time.Duration) ([]verifyCheck, error) {
-	var out []verifyCheck
+func parseChecks(sec config.RawSection, cmds []any, timeout time.Duration) ([]VerifyCheck, error) {
+	var out []VerifyCheck
 	for i, c := range cmds {
 		switch c := c.(type) {
 		case string:
 			if strings.TrimSpace(c) == "" {
 				return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] is empty; give a command", i)
 			}
-			out = append(out, verifyCheck{name: c, script: c, timeout: timeout})
+			out = append(out, VerifyCheck{Name: c, Script: c, Timeout: timeout})
 		case []any:
 			argv := make([]string, 0, len(c))
 			for _, w := range c {
@@ -157,8 +157,8 @@ func parseChecks(sec config.RawSection, cmds []any, timeout time.Duration) ([]ve
 			if len(argv) == 0 || argv[0] == "" {
 				return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] is empty; give a command, like [\"go\", \"test\", \"./...\"]", i)
 			}
-			line := shellJoin(argv)
-			out = append(out, verifyCheck{name: line, script: line, timeout: timeout})
+			line := ShellJoin(argv)
+			out = append(out, VerifyCheck{Name: line, Script: line, Timeout: timeout})
 		default:
 			return nil, sec.Errorf([]string{"commands"}, "verify.commands[%d] must be an argv array like [\"go\", \"test\", \"./...\"] or a command string", i)
 		}
@@ -166,10 +166,10 @@ func parseChecks(sec config.RawSection, cmds []any, timeout time.Duration) ([]ve
 	return out, nil
 }
 
-// shellJoin quotes argv for bash so that it runs as exactly these words:
+// ShellJoin quotes argv for bash so that it runs as exactly these words:
 // words of safe characters stay bare ("go test ./..."), others are single
 // quoted.
-func shellJoin(argv []string) string {
+func ShellJoin(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, w := range argv {
 		parts[i] = shellQuote(w)
@@ -188,14 +188,14 @@ func shellQuote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// unavailable marks a check result that says the check cannot run at
+// MarkUnavailable marks a check result that says the check cannot run at
 // all, so the gate ends the run verification_unavailable instead of
 // asking the model to fix it: bash's 127 (command not found) and 126
 // (found but not executable), and a timeout on the first attempt — the
 // check never finished even before the model's latest change, so its
 // timeout (or the check) is wrong, not the answer. A later attempt's
 // timeout stays a failure: the model's change may have made it hang.
-func unavailable(res agent.CheckResult, attempt int) agent.CheckResult {
+func MarkUnavailable(res agent.CheckResult, attempt int) agent.CheckResult {
 	if res.Unavailable || res.Passed() {
 		return res
 	}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"errors"
@@ -76,7 +76,7 @@ func interpreter(base string) bool {
 // find what it runs.
 var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"}
 
-// checkOutsideWorkspace says why a process that would run argv in dir
+// CheckOutsideWorkspace says why a process that would run argv in dir
 // outside the sandbox may not (nil when it may): the user's own config
 // may opt an entry out of the sandbox (sandbox = false) only when
 // nothing it runs lies in the workspace ws, so that no file the model
@@ -86,7 +86,7 @@ var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybo
 // held to the same rule; words rein cannot resolve statically
 // (expansions, substitutions), python's -m and programs that run their
 // working directory's files (make, npm, …) are refused.
-func checkOutsideWorkspace(ws, dir string, argv []string) error {
+func CheckOutsideWorkspace(ws, dir string, argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("empty command")
 	}
@@ -109,7 +109,7 @@ func checkOutsideWorkspace(ws, dir string, argv []string) error {
 			shell = true
 		}
 		if i > 0 && interp != "" && inlineCode(w) {
-			return fmt.Errorf("%s %s runs code that imports from the working directory, which is the workspace", interp, clipRunes(w, 40))
+			return fmt.Errorf("%s %s runs code that imports from the working directory, which is the workspace", interp, ClipRunes(w, 40))
 		}
 		if i > 0 && shell && shellScriptFlag(argv[i-1]) {
 			if err := checkScriptOutside(ws, dir, w); err != nil {
@@ -142,19 +142,19 @@ func checkScriptOutside(ws, dir, script string) error {
 			for _, w := range n.Args {
 				lit, ok := literal(w)
 				if !ok {
-					problem = fmt.Errorf("%q %w: rein cannot tell what it runs", clipRunes(printWord(w), 80), errDynamic)
+					problem = fmt.Errorf("%q %w: rein cannot tell what it runs", ClipRunes(printWord(w), 80), errDynamic)
 					return false
 				}
 				argv = append(argv, lit)
 			}
 			if len(argv) > 0 {
-				problem = checkOutsideWorkspace(ws, dir, argv)
+				problem = CheckOutsideWorkspace(ws, dir, argv)
 			}
 		case *syntax.Redirect:
 			if n.Word != nil {
 				lit, ok := literal(n.Word)
 				if !ok {
-					problem = fmt.Errorf("%q %w: rein cannot tell what it reads", clipRunes(printWord(n.Word), 80), errDynamic)
+					problem = fmt.Errorf("%q %w: rein cannot tell what it reads", ClipRunes(printWord(n.Word), 80), errDynamic)
 					return false
 				}
 				// bash < script runs it: a redirection is a file it uses.
@@ -173,7 +173,7 @@ func checkWord(ws, dir, home, w string, program bool) error {
 	if strings.ContainsAny(w, "$`") && !program {
 		// Not a shell script here, so not expanded — but a program
 		// that evaluates it may be; refuse rather than guess.
-		return fmt.Errorf("%q %w: rein cannot tell what it runs", clipRunes(w, 80), errDynamic)
+		return fmt.Errorf("%q %w: rein cannot tell what it runs", ClipRunes(w, 80), errDynamic)
 	}
 	if w == "-m" {
 		return errors.New("python's -m imports the module from the working directory, which is the workspace")
@@ -192,7 +192,7 @@ func checkWord(ws, dir, home, w string, program bool) error {
 		if !strings.Contains(path, "/") {
 			p, err := exec.LookPath(path)
 			if err != nil {
-				return fmt.Errorf("program %q was not found in PATH", clipRunes(w, 80))
+				return fmt.Errorf("program %q was not found in PATH", ClipRunes(w, 80))
 			}
 			path = p
 		}
@@ -222,22 +222,22 @@ func checkPath(ws, dir, word, p string, program bool) error {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if program {
-			return fmt.Errorf("program %q cannot be resolved (%v)", clipRunes(word, 80), err)
+			return fmt.Errorf("program %q cannot be resolved (%v)", ClipRunes(word, 80), err)
 		}
 		return nil
 	}
-	if inDir(real, ws) {
+	if InDir(real, ws) {
 		what := "argument"
 		if program {
 			what = "program"
 		}
-		return fmt.Errorf("%s %q is in the workspace (%s), where the model can change it", what, clipRunes(word, 80), real)
+		return fmt.Errorf("%s %q is in the workspace (%s), where the model can change it", what, ClipRunes(word, 80), real)
 	}
 	return nil
 }
 
-// inDir reports whether p is dir or lies under it.
-func inDir(p, dir string) bool {
+// InDir reports whether p is dir or lies under it.
+func InDir(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -35,25 +35,25 @@ type sandboxSection struct {
 	CacheSize *limitValue `toml:"cache_size"`
 }
 
-// sandboxSettings is the merged sandbox configuration.
-type sandboxSettings struct {
-	mode sandbox.Mode
-	// readable is nil for the whole filesystem.
-	readable []string
-	writable []string
+// SandboxSettings is the merged sandbox configuration.
+type SandboxSettings struct {
+	Mode sandbox.Mode
+	// Readable is nil for the whole filesystem.
+	Readable []string
+	Writable []string
 	// network is the user's [sandbox] network, nil when unset; a
 	// project's network = false sets noNetwork. See allowNetwork.
 	network   *bool
 	noNetwork bool
-	// limits are the merged [sandbox] limits (zero fields: defaults).
-	limits sandbox.Limits
-	// caches are the persistent cache kinds and cacheSize their cap in
+	// Limits are the merged [sandbox] limits (zero fields: defaults).
+	Limits sandbox.Limits
+	// Caches are the persistent cache kinds and cacheSize their cap in
 	// bytes (0: none); see mergeCaches.
-	caches    []string
-	cacheSize int64
-	// warnings are project settings that were ignored because they
+	Caches    []string
+	CacheSize int64
+	// Warnings are project settings that were ignored because they
 	// would loosen the sandbox.
-	warnings []string
+	Warnings []string
 }
 
 // sandboxRank orders modes by strictness.
@@ -67,51 +67,51 @@ func sandboxRank(m sandbox.Mode) int {
 	return 1
 }
 
-// loadSandbox merges the [sandbox] tables of every layer. The user's
+// LoadSandbox merges the [sandbox] tables of every layer. The user's
 // layers set the mode and the lists; a project layer comes with the
 // repository, so it may only tighten: a stricter mode, a narrower
 // readable list, network = false. Its writable list and any loosening
 // are ignored with a warning.
-func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
-	s := sandboxSettings{mode: sandbox.Auto, caches: sandbox.CacheKinds, cacheSize: sandbox.DefaultCacheSize}
+func LoadSandbox(cfg *config.Config, ws, home string) (SandboxSettings, error) {
+	s := SandboxSettings{Mode: sandbox.Auto, Caches: sandbox.CacheKinds, CacheSize: sandbox.DefaultCacheSize}
 	for _, sec := range cfg.Sections("sandbox") {
 		var t sandboxSection
 		if err := sec.Decode(&t); err != nil {
-			return sandboxSettings{}, err
+			return SandboxSettings{}, err
 		}
-		mode := s.mode
+		mode := s.Mode
 		if t.Mode != "" {
 			m, err := sandbox.ParseMode(t.Mode)
 			if err != nil {
-				return sandboxSettings{}, sec.Errorf([]string{"mode"}, "sandbox.mode %q is not auto, required or off", t.Mode)
+				return SandboxSettings{}, sec.Errorf([]string{"mode"}, "sandbox.mode %q is not auto, required or off", t.Mode)
 			}
 			mode = m
 		}
 		readable, err := expandDirs(sec, "readable", t.Readable, ws, home)
 		if err != nil {
-			return sandboxSettings{}, err
+			return SandboxSettings{}, err
 		}
 		writable, err := expandDirs(sec, "writable", t.Writable, ws, home)
 		if err != nil {
-			return sandboxSettings{}, err
+			return SandboxSettings{}, err
 		}
 		if err := s.mergeLimits(sec, t.Limits); err != nil {
-			return sandboxSettings{}, err
+			return SandboxSettings{}, err
 		}
 		if err := s.mergeCaches(sec, t.Caches, t.CacheSize); err != nil {
-			return sandboxSettings{}, err
+			return SandboxSettings{}, err
 		}
 		if sec.Source.Layer != config.LayerProject {
-			s.mode = mode
+			s.Mode = mode
 			if t.Network != nil {
 				s.network = t.Network
 			}
 			if t.Readable != nil {
-				s.readable = readable
+				s.Readable = readable
 			}
 			for _, d := range writable {
-				if !slices.Contains(s.writable, d) {
-					s.writable = append(s.writable, d)
+				if !slices.Contains(s.Writable, d) {
+					s.Writable = append(s.Writable, d)
 				}
 			}
 			continue
@@ -122,12 +122,12 @@ func loadSandbox(cfg *config.Config, ws, home string) (sandboxSettings, error) {
 }
 
 // applyProject merges a project layer, keeping only what tightens.
-func (s *sandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode, t sandboxSection, readable []string) {
+func (s *SandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode, t sandboxSection, readable []string) {
 	where := sec.Source.Name
-	if sandboxRank(mode) >= sandboxRank(s.mode) {
-		s.mode = mode
+	if sandboxRank(mode) >= sandboxRank(s.Mode) {
+		s.Mode = mode
 	} else {
-		s.warnf("%s: sandbox.mode %q ignored: a project can only tighten the sandbox (it is %q)", where, mode, s.mode)
+		s.warnf("%s: sandbox.mode %q ignored: a project can only tighten the sandbox (it is %q)", where, mode, s.Mode)
 	}
 	if t.Writable != nil && len(*t.Writable) > 0 {
 		s.warnf("%s: sandbox.writable ignored: a project cannot widen what commands may write; add it to your user configuration", where)
@@ -143,21 +143,21 @@ func (s *sandboxSettings) applyProject(sec config.RawSection, mode sandbox.Mode,
 		return
 	}
 	for _, d := range readable {
-		if s.readable != nil && !slices.ContainsFunc(s.readable, func(r string) bool { return within(d, r) }) {
+		if s.Readable != nil && !slices.ContainsFunc(s.Readable, func(r string) bool { return within(d, r) }) {
 			s.warnf("%s: sandbox.readable ignored: %s is outside the readable directories of your configuration", where, d)
 			return
 		}
 	}
-	s.readable = readable
-	if s.readable == nil {
-		s.readable = []string{}
+	s.Readable = readable
+	if s.Readable == nil {
+		s.Readable = []string{}
 	}
 }
 
-// allowNetwork reports whether commands get the network under the
+// AllowNetwork reports whether commands get the network under the
 // effective policy preset: the user's [sandbox] network when set, else on
 // for the full preset only; a project's network = false always wins.
-func (s *sandboxSettings) allowNetwork(preset string) bool {
+func (s *SandboxSettings) AllowNetwork(preset string) bool {
 	if s.noNetwork {
 		return false
 	}
@@ -167,8 +167,8 @@ func (s *sandboxSettings) allowNetwork(preset string) bool {
 	return preset == "full"
 }
 
-func (s *sandboxSettings) warnf(format string, args ...any) {
-	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+func (s *SandboxSettings) warnf(format string, args ...any) {
+	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
 }
 
 // expandDirs makes a list's entries absolute: ~/ is the home directory,

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"os"
@@ -54,13 +54,13 @@ func TestCheckOutsideWorkspace(t *testing.T) {
 		}
 	}
 	// argv form (MCP servers), with a working directory in the workspace.
-	if err := checkOutsideWorkspace(ws, filepath.Join(ws, "sub"), []string{"python3", "srv.py"}); err == nil {
+	if err := CheckOutsideWorkspace(ws, filepath.Join(ws, "sub"), []string{"python3", "srv.py"}); err == nil {
 		t.Error("a server script in its cwd inside the workspace was honoured")
 	}
-	if err := checkOutsideWorkspace(ws, ws, []string{"./scripts/h.sh"}); err == nil {
+	if err := CheckOutsideWorkspace(ws, ws, []string{"./scripts/h.sh"}); err == nil {
 		t.Error("a server program in the workspace was honoured")
 	}
-	if err := checkOutsideWorkspace(ws, ws, []string{filepath.Join(out, "notify.sh"), "--port", "1"}); err != nil {
+	if err := CheckOutsideWorkspace(ws, ws, []string{filepath.Join(out, "notify.sh"), "--port", "1"}); err != nil {
 		t.Errorf("a server outside: %v", err)
 	}
 }

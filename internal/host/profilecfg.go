@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 func tableWarnings(ws, home string) []func(*config.Config) ([]string, error) {
 	return []func(*config.Config) ([]string, error){
 		func(c *config.Config) ([]string, error) {
-			layers, err := policyLayers(c, "")
+			layers, err := PolicyLayers(c, "")
 			if err != nil {
 				return nil, err
 			}
@@ -35,34 +35,34 @@ func tableWarnings(ws, home string) []func(*config.Config) ([]string, error) {
 			return e.Warnings(), nil
 		},
 		func(c *config.Config) ([]string, error) {
-			_, w, err := loadNetworkRules(c)
+			_, w, err := LoadNetworkRules(c)
 			return w, err
 		},
 		func(c *config.Config) ([]string, error) {
-			s, err := loadSandbox(c, ws, home)
-			return s.warnings, err
+			s, err := LoadSandbox(c, ws, home)
+			return s.Warnings, err
 		},
 		func(c *config.Config) ([]string, error) {
-			v, err := loadVerify(c)
-			return v.warnings, err
+			v, err := LoadVerify(c)
+			return v.Warnings, err
 		},
 		func(c *config.Config) ([]string, error) {
-			s, err := loadSessionSettings(c)
-			return s.warnings, err
+			s, err := LoadSessionSettings(c)
+			return s.Warnings, err
 		},
 		func(c *config.Config) ([]string, error) {
-			s, err := loadTelemetrySettings(c)
-			return s.warnings, err
+			s, err := LoadTelemetrySettings(c)
+			return s.Warnings, err
 		},
 	}
 }
 
-// refuseProjectProfileWidening merges each owner's tables with and
+// RefuseProjectProfileWidening merges each owner's tables with and
 // without the selected profile's project tables: a warning only the
 // profile causes is something it tried to loosen, and an error naming
 // it. Errors of the tables themselves are left to the owners, which
 // report them when they load.
-func refuseProjectProfileWidening(cfg *config.Config, ws, home string) error {
+func RefuseProjectProfileWidening(cfg *config.Config, ws, home string) error {
 	name, _ := cfg.Profile()
 	if name == "" || !cfg.ProjectProfileSections() {
 		return nil

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -21,9 +21,9 @@ type toolsSection struct {
 	Disabled []string `toml:"disabled"`
 }
 
-// loadDisabledTools returns the union of every layer's tools.disabled,
+// LoadDisabledTools returns the union of every layer's tools.disabled,
 // each name checked against known, the built-in tools.
-func loadDisabledTools(cfg *config.Config, known []string) ([]string, error) {
+func LoadDisabledTools(cfg *config.Config, known []string) ([]string, error) {
 	var out []string
 	for _, sec := range cfg.Sections("tools") {
 		var t toolsSection
@@ -56,11 +56,11 @@ type sessionSection struct {
 
 // sessionSettings is the merged [session] configuration.
 type sessionSettings struct {
-	storeDeltas bool
-	warnings    []string
+	StoreDeltas bool
+	Warnings    []string
 }
 
-func loadSessionSettings(cfg *config.Config) (sessionSettings, error) {
+func LoadSessionSettings(cfg *config.Config) (sessionSettings, error) {
 	var out sessionSettings
 	for _, sec := range cfg.Sections("session") {
 		var t sessionSection
@@ -68,11 +68,11 @@ func loadSessionSettings(cfg *config.Config) (sessionSettings, error) {
 			return sessionSettings{}, err
 		}
 		if sec.Source.Layer == config.LayerProject {
-			out.warnings = append(out.warnings, fmt.Sprintf("%s: [session] ignored: the session store is yours, a project cannot configure it", sec.Source.Name))
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: [session] ignored: the session store is yours, a project cannot configure it", sec.Source.Name))
 			continue
 		}
 		if t.StoreDeltas != nil {
-			out.storeDeltas = *t.StoreDeltas
+			out.StoreDeltas = *t.StoreDeltas
 		}
 	}
 	return out, nil
@@ -94,24 +94,24 @@ type telemetrySection struct {
 
 // telemetrySettings is the merged [telemetry] configuration.
 type telemetrySettings struct {
-	eventLog     bool
+	EventLog     bool
 	otlpEndpoint string
-	warnings     []string
+	Warnings     []string
 }
 
-func loadTelemetrySettings(cfg *config.Config) (telemetrySettings, error) {
-	out := telemetrySettings{eventLog: true}
+func LoadTelemetrySettings(cfg *config.Config) (telemetrySettings, error) {
+	out := telemetrySettings{EventLog: true}
 	for _, sec := range cfg.Sections("telemetry") {
 		var t telemetrySection
 		if err := sec.Decode(&t); err != nil {
 			return telemetrySettings{}, err
 		}
 		if sec.Source.Layer == config.LayerProject {
-			out.warnings = append(out.warnings, fmt.Sprintf("%s: [telemetry] ignored: where events and traces go is yours to choose, not a project's", sec.Source.Name))
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: [telemetry] ignored: where events and traces go is yours to choose, not a project's", sec.Source.Name))
 			continue
 		}
 		if t.EventLog != nil {
-			out.eventLog = *t.EventLog
+			out.EventLog = *t.EventLog
 		}
 		if t.OTLPEndpoint != "" {
 			u, err := url.Parse(t.OTLPEndpoint)
@@ -124,10 +124,10 @@ func loadTelemetrySettings(cfg *config.Config) (telemetrySettings, error) {
 	return out, nil
 }
 
-// otlpGetenv is getenv with the configured OTLP endpoint as
+// OtlpGetenv is getenv with the configured OTLP endpoint as
 // OTEL_EXPORTER_OTLP_ENDPOINT when the environment sets neither endpoint
 // variable: the environment, set for one run, wins over the file.
-func (t telemetrySettings) otlpGetenv(getenv func(string) string) func(string) string {
+func (t telemetrySettings) OtlpGetenv(getenv func(string) string) func(string) string {
 	if t.otlpEndpoint == "" || getenv(telemetry.EnvEndpoint) != "" || getenv(telemetry.EnvTracesEndpoint) != "" {
 		return getenv
 	}

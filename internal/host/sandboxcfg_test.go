@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"strings"
@@ -25,18 +25,18 @@ func TestSandboxNetwork(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, ws, home := loadLayers(t, tt.user, tt.project)
-			s, err := loadSandbox(cfg, ws, home)
+			s, err := LoadSandbox(cfg, ws, home)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := s.allowNetwork(tt.preset); got != tt.want {
+			if got := s.AllowNetwork(tt.preset); got != tt.want {
 				t.Errorf("allowNetwork(%q) = %v, want %v", tt.preset, got, tt.want)
 			}
 			switch {
-			case tt.warning == "" && len(s.warnings) != 0:
-				t.Errorf("warnings %q", s.warnings)
-			case tt.warning != "" && (len(s.warnings) != 1 || !strings.Contains(s.warnings[0], tt.warning)):
-				t.Errorf("warnings %q, want one with %q", s.warnings, tt.warning)
+			case tt.warning == "" && len(s.Warnings) != 0:
+				t.Errorf("warnings %q", s.Warnings)
+			case tt.warning != "" && (len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], tt.warning)):
+				t.Errorf("warnings %q, want one with %q", s.Warnings, tt.warning)
 			}
 		})
 	}
