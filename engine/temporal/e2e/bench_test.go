@@ -79,7 +79,7 @@ func (e *engineBench) session(tb testing.TB, impl, script string) {
 		r = reinRun(tb, e.client, e.ws, 2*time.Minute, "run", "--preset", "full", "--approve", "never", prompt)
 	case "temporal":
 		r = reinRun(tb, e.client, e.ws, 2*time.Minute, append(append([]string{"submit"}, e.c.temporalFlags()...),
-			"--workspace", e.ws, "--preset", "full", "--follow", prompt)...)
+			"--workspace", "ws", "--preset", "full", "--follow", prompt)...)
 	default:
 		tb.Fatalf("impl %q", impl)
 	}
@@ -166,7 +166,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 			out := filepath.Join(dir, "results.jsonl")
 			start := time.Now()
 			r := reinRun(b, e.client, e.ws, 5*time.Minute, append(append([]string{"submit"}, e.c.temporalFlags()...),
-				"--workspace", e.ws, "--preset", "full", "--batch", in, "--out", out, "--concurrency", "8")...)
+				"--workspace", "ws", "--preset", "full", "--batch", in, "--out", out, "--concurrency", "8")...)
 			total += time.Since(start)
 			if r.code != 0 {
 				b.Fatalf("batch: exit %d\nstderr:\n%s", r.code, r.stderr)
