@@ -12,11 +12,11 @@ import (
 )
 
 // allocsPerModelCallLimit guards the loop's allocations per model call
-// (docs/performance.md): 24.2 here and 26 in bench/loop when this was
-// set, the scripted model's own included. The margin absorbs the
+// (docs/performance.md): 6.0 here (2.2 of them the scripted model's own)
+// and 7.5–10.3 in bench/loop when this was set. The margin absorbs the
 // runtime's occasional allocation; a real regression (a copy of the
 // history, a closure or context per step) costs more.
-const allocsPerModelCallLimit = 27
+const allocsPerModelCallLimit = 7
 
 // countingModel asks for the no-op tool K times, with arguments that differ
 // every call, then answers — as bench/loop's scripted model does.
